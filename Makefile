@@ -1,0 +1,63 @@
+# GPU Classroom. `make run` serves the flagship lesson; `make test` passes the whole suite. Both set everything up.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+HOST    ?= 127.0.0.1
+PORT    ?= 8000
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test install install-test frontend chromium check lint bench clean
+
+run: install frontend                  ## set up, migrate the SQLite database and serve on http://127.0.0.1:8000
+	$(BIN)/gpu-classroom migrate
+	$(BIN)/gpu-classroom serve --host $(HOST) --port $(PORT)
+
+test: install-test frontend chromium   ## set up and run the whole suite (unit, web, e2e in Chromium, PostgreSQL)
+	$(BIN)/gpu-classroom check lessons
+	$(BIN)/ruff check app tests bench
+	$(BIN)/lint-imports
+	$(BIN)/pytest -q
+
+install: $(VENV)/.stamp-app            ## the virtualenv with the app
+
+install-test: $(VENV)/.stamp-test      ## the virtualenv with the test extras
+
+$(VENV)/.stamp-app: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-app
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+frontend: static/vendor/htmx.min.js    ## htmx and axe-core from the npm registry (pinned in package-lock.json)
+
+node_modules/.stamp: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+static/vendor/htmx.min.js: node_modules/.stamp
+	mkdir -p static/vendor
+	cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+
+chromium:                              ## a Chromium for Playwright: Debian's package, else Playwright's own
+	@if [ -x $(CHROMIUM) ]; then echo "chromium: $(CHROMIUM)"; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+	else $(BIN)/playwright install chromium; fi
+
+check: install                         ## validate every lesson
+	$(BIN)/gpu-classroom check lessons
+
+lint: install-test                     ## ruff, mypy strict and the layer contract
+	$(BIN)/ruff check app tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench: install-test frontend           ## print the benchmark figures (engine, widgets, classroom)
+	for b in bench/*.py; do $(BIN)/python $$b; done
+
+clean:                                 ## remove everything installed or generated
+	rm -rf $(VENV) node_modules static/vendor data test-artifacts

@@ -1,0 +1,1 @@
+"""Learners, progress, classes and attempts: the database layer and its services."""

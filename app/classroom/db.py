@@ -1,0 +1,89 @@
+"""The database: SQLAlchemy 2 async, SQLite (WAL) by default, PostgreSQL through DATABASE_URL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class Base(DeclarativeBase):
+    """Base class of every table."""
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=FULL")  # an acknowledged answer is on disk
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.close()
+
+
+class Database:
+    """An async engine and its session factory; created in the app's lifespan, never at import."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        if self.is_sqlite:
+            path = url.split("///", 1)[-1]
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.engine: AsyncEngine = create_async_engine(url, connect_args={"timeout": 30})
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A session that commits on success and rolls back on error."""
+        async with self.sessions() as session:
+            try:
+                yield session
+                await session.commit()
+            except BaseException:
+                await session.rollback()
+                raise
+
+    async def ping(self) -> bool:
+        """True when the database answers a trivial query."""
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+            return True
+        except Exception:  # noqa: BLE001 - any failure means "not healthy"
+            return False
+
+    async def migrate(self) -> None:
+        """Bring the schema to the newest revision (Alembic, every head)."""
+        await asyncio.to_thread(upgrade, self.url)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+
+def alembic_config(url: str) -> Any:
+    """An Alembic Config pointing at our migrations and the given URL."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str) -> None:
+    """Run `alembic upgrade heads` against url (blocking; call from a thread in async code)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), "heads")

@@ -1,0 +1,92 @@
+"""Progress of an anonymous learner: visits, completions and where to continue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.classroom.db import Database
+from app.classroom.models import Learner, StepProgress, utcnow
+
+
+@dataclass
+class LessonProgress:
+    """What one learner has done in one lesson."""
+
+    done: set[int] = field(default_factory=set)
+    visited: set[int] = field(default_factory=set)
+    last_step: int | None = None
+    last_seen: datetime | None = None
+
+
+def _insert(session: AsyncSession, table: Any) -> Any:
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+
+
+async def touch_learner(session: AsyncSession, learner_id: str) -> None:
+    """Create the learner row on first sight, else refresh last_seen."""
+    now = utcnow()
+    stmt = _insert(session, Learner).values(id=learner_id, created_at=now, last_seen=now)
+    await session.execute(stmt.on_conflict_do_update(index_elements=["id"], set_={"last_seen": now}))
+
+
+async def record_visit(db: Database, learner_id: str, lesson: str, step: int) -> None:
+    """Note that the learner opened a step."""
+    now = utcnow()
+    async with db.session() as s:
+        await touch_learner(s, learner_id)
+        stmt = _insert(s, StepProgress).values(
+            learner_id=learner_id, lesson=lesson, step=step, first_seen=now, last_seen=now, visits=1
+        )
+        await s.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["learner_id", "lesson", "step"],
+                set_={"last_seen": now, "visits": StepProgress.visits + 1},
+            )
+        )
+
+
+async def mark_done(db: Database, learner_id: str, lesson: str, step: int) -> None:
+    """Mark a step done (idempotent: the first completion time is kept)."""
+    now = utcnow()
+    async with db.session() as s:
+        await touch_learner(s, learner_id)
+        stmt = _insert(s, StepProgress).values(
+            learner_id=learner_id, lesson=lesson, step=step, first_seen=now, last_seen=now, completed_at=now
+        )
+        await s.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["learner_id", "lesson", "step"],
+                set_={"last_seen": now, "completed_at": func.coalesce(StepProgress.completed_at, now)},
+            )
+        )
+
+
+async def progress_by_lesson(db: Database, learner_id: str) -> dict[str, LessonProgress]:
+    """Every lesson the learner has touched, with done and visited steps and the last one seen."""
+    out: dict[str, LessonProgress] = {}
+    async with db.session() as s:
+        rows = await s.execute(select(StepProgress).where(StepProgress.learner_id == learner_id))
+        for row in rows.scalars():
+            lp = out.setdefault(row.lesson, LessonProgress())
+            lp.visited.add(row.step)
+            if row.completed_at is not None:
+                lp.done.add(row.step)
+            if lp.last_seen is None or row.last_seen > lp.last_seen:
+                lp.last_seen, lp.last_step = row.last_seen, row.step
+    return out
+
+
+def continue_at(progress: dict[str, LessonProgress]) -> tuple[str, int] | None:
+    """The lesson and step the learner saw last, to offer "continue where you left off"."""
+    touched = [(lp.last_seen, slug, lp.last_step) for slug, lp in progress.items() if lp.last_step]
+    if not touched:
+        return None
+    _, slug, step = max(touched, key=lambda t: t[0] or datetime.min)
+    return slug, int(step or 1)

@@ -1,0 +1,138 @@
+"""gpu-classroom serve | check | plan | migrate | profile | export."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from app.settings import Settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the lessons (migrations run at start)."""
+    import uvicorn
+
+    settings = Settings()
+    host = args.host or settings.host
+    port = args.port or settings.port
+    print(f"GPU Classroom on http://{host}:{port}/  (Ctrl-C stops)", flush=True)
+    uvicorn.run("app.main:app", host=host, port=port, workers=args.workers, log_level="info",
+                proxy_headers=True, forwarded_allow_ips="127.0.0.1")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Validate every lesson under PATH; print file:line: message for each problem."""
+    from app.lessons.loader import load_lessons
+    from app.main import validate_lesson_block
+
+    root = Path(args.path or Settings().lessons_dir)
+    lessons, problems = load_lessons(root, validate_lesson_block, strict=False)
+    problems += _drill_self_checks(args.seeds)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} problem(s) in {root}", file=sys.stderr)
+        return 1
+    steps = sum(len(le.steps) for le in lessons)
+    print(f"ok: {len(lessons)} lesson(s), {steps} steps in {root}")
+    return 0
+
+
+def _drill_self_checks(seeds: int) -> list:  # type: ignore[type-arg]
+    try:
+        drills = importlib.import_module("app.drills.selfcheck")
+    except ModuleNotFoundError:
+        return []
+    problems: list = drills.run(seeds)  # type: ignore[type-arg]
+    return problems
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Bring the database schema up to date."""
+    from app.classroom.db import upgrade
+
+    url = Settings().resolved_database_url()
+    if url.startswith("sqlite"):
+        Path(url.split("///", 1)[-1]).parent.mkdir(parents=True, exist_ok=True)
+    upgrade(url)
+    print(f"database at the newest schema: {url.split('@')[-1]}")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Print the engine's plan as a readable table."""
+    from pydantic import ValidationError
+
+    from app.engine.errors import EngineError
+    from app.engine.plan import PlanRequest, make_plan, plan_report
+
+    fields = {k: v for k, v in vars(args).items() if k in PlanRequest.model_fields and v is not None}
+    try:
+        plan = make_plan(PlanRequest(**fields))
+    except (ValidationError, EngineError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(plan_report(plan))
+    return 0
+
+
+def _optional(module: str, attr: str) -> Callable[[argparse.Namespace], int] | None:
+    try:
+        fn: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), attr)
+    except (ModuleNotFoundError, AttributeError):
+        return None
+    return fn
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpu-classroom", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="serve the lessons")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.set_defaults(func=cmd_serve)
+    check = sub.add_parser("check", help="validate lessons (and self-check drills)")
+    check.add_argument("path", nargs="?")
+    check.add_argument("--seeds", type=int, default=200, help="seeds per drill for the self-check")
+    check.set_defaults(func=cmd_check)
+    migrate = sub.add_parser("migrate", help="bring the database schema up to date")
+    migrate.set_defaults(func=cmd_migrate)
+    plan = sub.add_parser("plan", help="print the engine's plan for a model on dgx-1")
+    plan.add_argument("--model")
+    plan.add_argument("--precision")
+    plan.add_argument("--kv-precision", dest="kv_precision")
+    plan.add_argument("--mode", choices=["serve", "train"])
+    plan.add_argument("--gpus", type=int)
+    plan.add_argument("--sharding")
+    plan.add_argument("--batch-size", dest="batch_size", type=int)
+    plan.add_argument("--context-tokens", dest="context_tokens", type=int)
+    plan.add_argument("--prompt-tokens", dest="prompt_tokens", type=int)
+    plan.add_argument("--output-tokens", dest="output_tokens", type=int)
+    plan.add_argument("--train-tokens", dest="train_tokens", type=float)
+    plan.add_argument("--optimizer")
+    plan.add_argument("--activation-checkpointing", dest="activation_checkpointing", action="store_true", default=None)
+    plan.add_argument("--mfu", type=float)
+    plan.set_defaults(func=cmd_plan)
+    for name, module, attr, text in (
+        ("profile", "app.profiling", "add_parser", "time reading, parsing and arithmetic on this CPU"),
+        ("export", "app.classroom.export", "add_parser", "export a class's data"),
+    ):
+        adder = _optional(module, attr)
+        if adder is not None:
+            adder(sub.add_parser(name, help=text))  # type: ignore[arg-type]
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

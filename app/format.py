@@ -1,0 +1,127 @@
+"""Formatting filters: a unit is written one way everywhere (templates and lesson prose use these)."""
+
+from __future__ import annotations
+
+import math
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def num(value: float, digits: int = 0) -> str:
+    """A number with thousands separators: 8030261248 -> '8,030,261,248'."""
+    return f"{value:,.{digits}f}"
+
+
+def gb(nbytes: float, digits: int = 2) -> str:
+    """Bytes in decimal gigabytes: 16.06 GB."""
+    return f"{nbytes / 1e9:,.{digits}f} GB"
+
+
+def gib(nbytes: float, digits: int = 2) -> str:
+    """Bytes in binary gibibytes: 14.96 GiB."""
+    return f"{nbytes / 2**30:,.{digits}f} GiB"
+
+
+def tb_s(rate: float, digits: int = 2) -> str:
+    """Bytes per second in TB/s."""
+    return f"{rate / 1e12:,.{digits}f} TB/s"
+
+
+def gb_s(rate: float, digits: int = 0) -> str:
+    """Bytes per second in GB/s."""
+    return f"{rate / 1e9:,.{digits}f} GB/s"
+
+
+def sci(value: float, digits: int = 1) -> str:
+    """Scientific notation with a real superscript: 3.8 × 10²⁵."""
+    if value == 0:
+        return "0"
+    exp = int(math.floor(math.log10(abs(value))))
+    mant = value / 10**exp
+    if round(mant, digits) >= 10:
+        mant /= 10
+        exp += 1
+    return f"{mant:.{digits}f} × 10{str(exp).translate(SUPERSCRIPT)}"
+
+
+def flops(value: float, digits: int = 1) -> str:
+    """A FLOP count: 3.8 × 10²⁵ FLOPs (plain digits below a million)."""
+    if abs(value) < 1e6:
+        return f"{value:,.0f} FLOPs"
+    return f"{sci(value, digits)} FLOPs"
+
+
+def flops_rate(value: float, digits: int = 0) -> str:
+    """FLOP/s with the usual prefix: 989 TFLOPS."""
+    for scale, unit in ((1e18, "EFLOPS"), (1e15, "PFLOPS"), (1e12, "TFLOPS"), (1e9, "GFLOPS")):
+        if abs(value) >= scale:
+            return f"{value / scale:,.{digits}f} {unit}"
+    return f"{value:,.0f} FLOPS"
+
+
+def seconds(value: float) -> str:
+    """A duration in the unit a person would use: 4.79 ms, 33 s, 66 days, 7.2 years."""
+    v = abs(value)
+    if v < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if v < 1:
+        return f"{value * 1e3:.3g} ms"
+    if v < 120:
+        return f"{value:.3g} s"
+    if v < 7200:
+        return f"{value / 60:.3g} min"
+    if v < 2 * 86400:
+        return f"{value / 3600:.3g} h"
+    if v < 365.25 * 86400:
+        return f"{value / 86400:.3g} days"
+    years = value / (365.25 * 86400)
+    return f"{years:,.2g} years" if years < 10 else f"{years:,.0f} years"
+
+
+def billions(value: float, digits: int = 2) -> str:
+    """A parameter count in billions: 8.03 B."""
+    return f"{value / 1e9:,.{digits}f} B"
+
+
+def pct(value: float, digits: int = 0) -> str:
+    """A share as a percentage: 0.4 -> '40 %'."""
+    return f"{value * 100:.{digits}f} %"
+
+
+def watts(value: float, digits: int = 0) -> str:
+    """Power: 700 W, 10.2 kW."""
+    if abs(value) >= 1000:
+        return f"{value / 1000:,.1f} kW"
+    return f"{value:,.{digits}f} W"
+
+
+def ratio(value: float, digits: int = 1) -> str:
+    """A multiple: 8×."""
+    text = f"{value:,.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text}×"
+
+
+def usd(value: float, digits: int = 0) -> str:
+    """Money in US dollars: $1,234."""
+    sign = "-" if value < 0 else ""
+    return f"{sign}${abs(value):,.{digits}f}"
+
+
+FILTERS = {
+    "num": num,
+    "gb": gb,
+    "gib": gib,
+    "tb_s": tb_s,
+    "gb_s": gb_s,
+    "sci": sci,
+    "flops": flops,
+    "flops_rate": flops_rate,
+    "seconds": seconds,
+    "billions": billions,
+    "pct": pct,
+    "watts": watts,
+    "ratio": ratio,
+    "usd": usd,
+}

@@ -1,0 +1,66 @@
+"""Inline engine expressions in lesson prose: {{ plan(model="llama-3.1-8b").per_gpu.total | gb }}."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from jinja2 import StrictUndefined
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from app.format import FILTERS
+
+EXPRESSION = re.compile(r"\{\{(.+?)\}\}")
+
+
+class ExpressionError(ValueError):
+    """An inline expression that cannot be evaluated."""
+
+
+def _engine_names() -> dict[str, Callable[..., Any]]:
+    """The names a lesson may call; each is the engine's own function."""
+    names: dict[str, Callable[..., Any]] = {}
+    specs = {
+        "model": ("app.engine.models", "get_model"),
+        "gpu": ("app.engine.hardware", "get_gpu"),
+        "node": ("app.engine.hardware", "node"),
+        "bytes_per_parameter": ("app.engine.memory", "bytes_per_parameter"),
+        "training_bytes_per_parameter": ("app.engine.memory", "training_bytes_per_parameter"),
+        "ridge": ("app.engine.compute", "ridge"),
+    }
+    try:
+        plan_module = importlib.import_module("app.engine.plan")
+        names["plan"] = lambda **fields: plan_module.make_plan(plan_module.PlanRequest(**fields))
+    except ImportError:
+        pass
+    for name, (module, attr) in specs.items():
+        try:
+            names[name] = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            continue
+    return names
+
+
+class Evaluator:
+    """Evaluates expressions in a sandbox that holds only the engine names and the format filters."""
+
+    def __init__(self) -> None:
+        self.env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=True)
+        self.env.filters.update(FILTERS)
+        self.env.globals.update(_engine_names())
+        self._cache: dict[str, str] = {}
+
+    def evaluate(self, expression: str) -> str:
+        """The expression's value as text (HTML-escaped); ExpressionError with a readable reason."""
+        if expression not in self._cache:
+            try:
+                self._cache[expression] = self.env.from_string("{{" + expression + "}}").render()
+            except Exception as exc:  # noqa: BLE001 - any failure is a lesson error to report
+                raise ExpressionError(f"cannot evaluate {{{{{expression.strip()}}}}}: {exc}") from exc
+        return self._cache[expression]
+
+    def substitute(self, text: str) -> str:
+        """Replace every {{ expression }} in a line of prose by its value."""
+        return EXPRESSION.sub(lambda m: self.evaluate(m.group(1)), text)

@@ -1,0 +1,212 @@
+"""Load lessons from disk, collecting every problem with its file and line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.lessons.expressions import Evaluator, ExpressionError
+from app.lessons.model import Block, Lesson, LessonProblems, Problem, SectionInfo, Step, StepMeta
+
+FENCE_KINDS = ("widget", "drill", "cheatsheet")
+SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+# Validates a block's YAML body; returns a message per problem (empty when the block is good).
+BlockValidator = Callable[[str, str, dict[str, Any]], list[str]]
+
+
+class SectionSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(min_length=1)
+    steps: list[str] = Field(min_length=1)
+
+
+class LessonSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    slug: str
+    title: str = Field(min_length=1)
+    summary: str = Field(min_length=1)
+    minutes: float = Field(gt=0)
+    order: int = 100
+    presentable: bool = False
+    sections: list[SectionSpec] = Field(min_length=1)
+
+
+def _yaml_line(exc: yaml.YAMLError, offset: int) -> int:
+    mark = getattr(exc, "problem_mark", None)
+    return offset + (mark.line if mark is not None else 0)
+
+
+def _field_messages(err: ValidationError) -> list[str]:
+    return [f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in err.errors()]
+
+
+def split_front_matter(text: str) -> tuple[str, str, int]:
+    """(front matter, body, line number of the body's first line); no front matter gives ''."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return "", text, 1
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), i + 2
+    raise ValueError("front matter starts with --- but never ends")
+
+
+class StepRenderer:
+    """Markdown to blocks: prose becomes HTML; widget, drill and cheatsheet fences become blocks."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.md = MarkdownIt("commonmark", {"html": False, "typographer": True}).enable(["table", "replacements"])
+        self.evaluator = evaluator
+
+    def render(self, body: str, first_line: int, file: str, problems: list[Problem]) -> tuple[list[Block], int]:
+        """Blocks of the body and its prose word count."""
+        body = self._substitute(body, first_line, file, problems)
+        tokens = self.md.parse(body)
+        blocks: list[Block] = []
+        pending: list[Token] = []
+        for tok in tokens:
+            kind, _, name = tok.info.strip().partition(" ")
+            if tok.type == "fence" and kind in FENCE_KINDS:
+                self._flush(pending, blocks)
+                line = first_line + (tok.map[0] if tok.map else 0)
+                blocks.append(self._fence_block(kind, name.strip(), tok.content, line, file, problems))
+            else:
+                pending.append(tok)
+        self._flush(pending, blocks)
+        words = len(re.findall(r"[A-Za-z0-9']+", _prose_only(body)))
+        return blocks, words
+
+    def _substitute(self, body: str, first_line: int, file: str, problems: list[Problem]) -> str:
+        out, in_fence = [], False
+        for i, line in enumerate(body.splitlines(keepends=True)):
+            if line.lstrip().startswith("```"):
+                in_fence = not in_fence
+            if not in_fence:
+                try:
+                    line = self.evaluator.substitute(line)
+                except ExpressionError as exc:
+                    problems.append(Problem(file=file, line=first_line + i, message=str(exc)))
+            out.append(line)
+        return "".join(out)
+
+    def _flush(self, pending: list[Token], blocks: list[Block]) -> None:
+        if pending:
+            html = self.md.renderer.render(pending, self.md.options, {})
+            blocks.append(Block(kind="html", html=html))
+            pending.clear()
+
+    @staticmethod
+    def _fence_block(kind: str, name: str, content: str, line: int, file: str, problems: list[Problem]) -> Block:
+        params: dict[str, Any] = {}
+        try:
+            loaded = yaml.safe_load(content) if content.strip() else {}
+            if not isinstance(loaded, dict):
+                raise yaml.YAMLError("the block's body must be a YAML mapping of parameters")
+            params = loaded
+        except yaml.YAMLError as exc:
+            problems.append(Problem(file=file, line=_yaml_line(exc, line + 1), message=f"bad YAML in {kind} block: {exc}"))
+        if kind != "cheatsheet" and not name:
+            problems.append(Problem(file=file, line=line, message=f"{kind} block needs a name: ```{kind} NAME"))
+        return Block(kind=kind, name=name, params=params, line=line)  # type: ignore[arg-type]
+
+
+def _prose_only(body: str) -> str:
+    return re.sub(r"```.*?```", " ", body, flags=re.S)
+
+
+def load_lesson(folder: Path, renderer: StepRenderer, validate: BlockValidator | None, problems: list[Problem]) -> Lesson | None:
+    """One lesson from its folder; None when lesson.yaml itself is unusable."""
+    spec_file = folder / "lesson.yaml"
+    try:
+        raw = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
+        spec = LessonSpec.model_validate(raw)
+    except yaml.YAMLError as exc:
+        problems.append(Problem(file=str(spec_file), line=_yaml_line(exc, 1), message=f"bad YAML: {exc}"))
+        return None
+    except ValidationError as exc:
+        problems.extend(Problem(file=str(spec_file), line=1, message=m) for m in _field_messages(exc))
+        return None
+    if not SLUG.match(spec.slug):
+        problems.append(Problem(file=str(spec_file), line=1, message=f"slug '{spec.slug}' must be lowercase words joined by -"))
+    steps: list[Step] = []
+    sections: list[SectionInfo] = []
+    for section in spec.sections:
+        numbers = []
+        for name in section.steps:
+            step = _load_step(folder / name, len(steps) + 1, section.title, renderer, validate, problems, spec_file)
+            if step is not None:
+                steps.append(step)
+                numbers.append(step.number)
+        sections.append(SectionInfo(title=section.title, steps=numbers))
+    return Lesson(
+        slug=spec.slug, title=spec.title, summary=spec.summary, minutes=spec.minutes, order=spec.order,
+        presentable=spec.presentable, path=folder, sections=sections, steps=steps,
+    )
+
+
+def _load_step(
+    path: Path, number: int, section: str, renderer: StepRenderer, validate: BlockValidator | None,
+    problems: list[Problem], spec_file: Path,
+) -> Step | None:
+    if not path.is_file():
+        line = _line_of(spec_file, path.name)
+        problems.append(Problem(file=str(spec_file), line=line, message=f"step file '{path.name}' is missing"))
+        return None
+    text = path.read_text(encoding="utf-8")
+    try:
+        front, body, body_line = split_front_matter(text)
+        meta = StepMeta.model_validate(yaml.safe_load(front) or {})
+    except yaml.YAMLError as exc:
+        problems.append(Problem(file=str(path), line=_yaml_line(exc, 2), message=f"bad front matter: {exc}"))
+        return None
+    except (ValidationError, ValueError) as exc:
+        msgs = _field_messages(exc) if isinstance(exc, ValidationError) else [str(exc)]
+        problems.extend(Problem(file=str(path), line=1, message=f"front matter: {m}") for m in msgs)
+        return None
+    blocks, words = renderer.render(body, body_line, str(path), problems)
+    if validate is not None:
+        for block in blocks:
+            if block.kind in ("widget", "drill") and block.name:
+                for msg in validate(block.kind, block.name, block.params):
+                    problems.append(Problem(file=str(path), line=block.line, message=msg))
+    return Step(number=number, file=path, section=section, meta=meta, blocks=blocks, words=words)
+
+
+def _line_of(file: Path, needle: str) -> int:
+    for i, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if needle in line:
+            return i
+    return 1
+
+
+def load_lessons(root: Path, validate: BlockValidator | None = None, strict: bool = True) -> tuple[list[Lesson], list[Problem]]:
+    """Every lesson under root, ordered; with strict, raise LessonProblems when anything is wrong."""
+    problems: list[Problem] = []
+    renderer = StepRenderer(Evaluator())
+    lessons: list[Lesson] = []
+    if not root.is_dir():
+        problems.append(Problem(file=str(root), line=0, message="lessons folder does not exist"))
+    else:
+        for folder in sorted(p for p in root.iterdir() if (p / "lesson.yaml").is_file()):
+            lesson = load_lesson(folder, renderer, validate, problems)
+            if lesson is not None:
+                lessons.append(lesson)
+    seen: dict[str, Lesson] = {}
+    for lesson in lessons:
+        if lesson.slug in seen:
+            problems.append(Problem(
+                file=str(lesson.path / "lesson.yaml"), line=1,
+                message=f"duplicate slug '{lesson.slug}' (also in {seen[lesson.slug].path / 'lesson.yaml'})",
+            ))
+        seen[lesson.slug] = lesson
+    if strict and problems:
+        raise LessonProblems(problems)
+    return sorted(lessons, key=lambda le: (le.order, le.title)), problems

@@ -1,0 +1,97 @@
+"""Lessons as data: a lesson has sections, a section has steps, a step has front matter and blocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Problem(BaseModel):
+    """One thing wrong with a lesson file, with where it is."""
+
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class LessonProblems(Exception):
+    """Lessons that cannot be served; each problem names its file and line."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class StepMeta(BaseModel):
+    """A step's front matter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1)
+    summary: str = Field(min_length=1, description="The one-line takeaway the cheat sheet collects.")
+    minutes: float = Field(default=1.0, gt=0, le=60)
+    formula: str | None = None
+    notes: str | None = Field(default=None, description="Speaker notes for presenting mode.")
+
+
+class Block(BaseModel):
+    """A piece of a rendered step: HTML prose, or a widget, drill or cheat sheet to render in place."""
+
+    kind: Literal["html", "widget", "drill", "cheatsheet"]
+    html: str = ""
+    name: str = ""
+    params: dict[str, Any] = Field(default_factory=dict)
+    line: int = 0
+
+
+class Step(BaseModel):
+    """One step of a lesson, counted from 1."""
+
+    number: int
+    file: Path
+    section: str
+    meta: StepMeta
+    blocks: list[Block] = Field(default_factory=list)
+    words: int = 0
+
+    @property
+    def title(self) -> str:
+        return self.meta.title
+
+    def widgets(self) -> list[Block]:
+        """The widget blocks of this step, in page order."""
+        return [b for b in self.blocks if b.kind == "widget"]
+
+
+class SectionInfo(BaseModel):
+    """A section: a title and the numbers of its steps."""
+
+    title: str
+    steps: list[int]
+
+
+class Lesson(BaseModel):
+    """A lesson loaded from its folder."""
+
+    slug: str
+    title: str
+    summary: str
+    minutes: float
+    order: int = 100
+    presentable: bool = False
+    path: Path
+    sections: list[SectionInfo]
+    steps: list[Step]
+
+    def step(self, number: int) -> Step | None:
+        """Step `number` counting from 1, or None."""
+        return self.steps[number - 1] if 1 <= number <= len(self.steps) else None
+
+    def minutes_after(self, number: int) -> float:
+        """Minutes of the steps from `number` to the end."""
+        return sum(s.meta.minutes for s in self.steps[number - 1 :])

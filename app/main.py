@@ -1,0 +1,86 @@
+"""create_app(settings) -> FastAPI. Importing this module connects to nothing and writes nothing."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.middleware.gzip import GZipMiddleware
+
+from app.classroom.db import Database
+from app.lessons.loader import load_lessons
+from app.settings import Settings
+from app.web import errors
+from app.web.security import Signer, headers_middleware, learner_middleware
+from app.web.static import CachedStatic
+from app.web.templating import STATIC, Templates
+from app.widgets.base import validate_block
+from app.widgets.registry import get_widget
+
+log = logging.getLogger("gpu_classroom")
+
+# Routers of later parts join here when their module exists (engine API, drills, classroom, ...).
+OPTIONAL_ROUTERS = ("app.web.api", "app.web.drills", "app.web.classroom", "app.web.companion")
+
+
+def validate_lesson_block(kind: str, name: str, params: dict[str, object]) -> list[str]:
+    """Check a widget or drill block of a lesson against the registries."""
+    if kind == "widget":
+        widget = get_widget(name)
+        return [f"unknown widget '{name}'"] if widget is None else validate_block(widget, params)
+    try:
+        drills = importlib.import_module("app.drills.registry")
+    except ImportError:
+        return [f"unknown drill '{name}' (no drills are installed)"]
+    result: list[str] = drills.validate_block(name, params)
+    return result
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A configured app; the database, migrations and lessons are set up in the lifespan."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = Database(settings.resolved_database_url())
+        if settings.migrate_on_start:
+            await db.migrate()
+        app.state.db = db
+        app.state.signer = Signer(settings.resolved_secret_key())
+        app.state.lessons, _ = load_lessons(settings.lessons_dir, validate_lesson_block)
+        yield
+        await db.close()
+
+    app = FastAPI(title="GPU Classroom", version="0.1.0", lifespan=lifespan,
+                  description="Lessons on what AI workloads need, on a simulated DGX H100 (dgx-1). "
+                  "The /api routes expose the engine.")
+    app.state.settings = settings
+    app.state.templates = Templates()
+    errors.install(app)
+    app.middleware("http")(learner_middleware(lambda r: r.app.state.signer, settings.secure_cookies))
+    app.middleware("http")(headers_middleware)
+    app.add_middleware(GZipMiddleware, minimum_size=500)
+    app.mount("/static", CachedStatic(directory=STATIC, check_dir=False), name="static")
+    from app.web import health, pages, widgets
+
+    for module in (health, pages, widgets):
+        app.include_router(module.router)
+    for name in OPTIONAL_ROUTERS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        app.include_router(module.router)
+        if hasattr(module, "install"):
+            module.install(app)
+    return app
+
+
+
+
+app = create_app()

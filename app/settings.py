@@ -1,0 +1,64 @@
+"""Every knob of GPU Classroom, each with a default that runs on a laptop."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "dev"}
+
+
+class Settings(BaseSettings):
+    """Read from the environment with the prefix GPU_CLASSROOM_ (DATABASE_URL under its usual name)."""
+
+    model_config = SettingsConfigDict(env_prefix="GPU_CLASSROOM_", extra="ignore")
+
+    host: str = Field(default="127.0.0.1", description="Address `gpu-classroom serve` listens on.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `gpu-classroom serve` listens on.")
+    data_dir: Path = Field(default=Path("data"), description="Folder for the SQLite file and the generated secret key.")
+    database_url: str = Field(
+        default="",
+        validation_alias=AliasChoices("DATABASE_URL", "GPU_CLASSROOM_DATABASE_URL"),
+        description="SQLAlchemy async URL. Empty: SQLite at data_dir/classroom.db. "
+        "PostgreSQL: postgresql+asyncpg://user@host/db.",
+    )
+    secret_key: str = Field(
+        default="",
+        description="Signs learner cookies and CSRF tokens. Empty: generated once and kept in data_dir/secret_key.",
+    )
+    lessons_dir: Path = Field(default=Path("lessons"), description="Folder holding one folder per lesson.")
+    environment: str = Field(default="development", description="`production` refuses a placeholder secret key.")
+    secure_cookies: bool = Field(default=False, description="Mark cookies Secure (set behind HTTPS).")
+    admin_token: str = Field(default="", description="When set, creating a class needs this token.")
+    migrate_on_start: bool = Field(default=True, description="Run Alembic migrations when the app starts.")
+
+    @model_validator(mode="after")
+    def _no_placeholder_secret_in_production(self) -> Settings:
+        if self.environment == "production" and self.secret_key.strip().lower() in PLACEHOLDER_SECRETS:
+            raise ValueError("GPU_CLASSROOM_SECRET_KEY must be set to a real secret in production")
+        return self
+
+    def resolved_database_url(self) -> str:
+        """The database URL, SQLite under data_dir when none is set."""
+        if self.database_url:
+            url = self.database_url
+            if url.startswith("postgresql://") or url.startswith("postgres://"):
+                url = "postgresql+asyncpg://" + url.split("://", 1)[1]
+            return url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'classroom.db').as_posix()}"
+
+    def resolved_secret_key(self) -> str:
+        """The signing key: the configured one, else one generated once and kept in data_dir."""
+        if self.secret_key:
+            return self.secret_key
+        path = self.data_dir / "secret_key"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(32)
+        path.write_text(key)
+        path.chmod(0o600)
+        return key

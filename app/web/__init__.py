@@ -1,0 +1,1 @@
+"""FastAPI routers, thin: parse, call one service, render one template."""

@@ -1,0 +1,178 @@
+"""Typed contexts for pages and widgets: built from services, rendered by templates as they are."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine.placement import COMPONENTS, NodeLoad, idle_node
+from app.format import gb
+from app.lessons.model import Lesson, Step
+from app.widgets.base import ParamErrors, Widget, parse_params
+
+BAR_WIDTH = 200  # SVG units for 100 % of one GPU's memory
+
+COMPONENT_LABELS = {
+    "weights": "Weights",
+    "kv_cache": "KV cache",
+    "activations": "Activations",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer state",
+    "runtime": "Runtime",
+}
+
+
+class Segment(BaseModel):
+    component: str
+    label: str
+    bytes: int
+    x: float
+    width: float
+
+
+class GpuView(BaseModel):
+    index: int
+    used: int
+    capacity: int
+    overflow: int
+    utilisation: float
+    power_w: float
+    segments: list[Segment]
+    overflow_x: float
+    overflow_width: float
+    parts_text: str
+
+
+class PanelView(BaseModel):
+    """The dgx-1 panel as the template draws it."""
+
+    gpus: list[GpuView]
+    activity: str
+    why: str
+    fits: bool
+    power_w: float
+    used: int
+    capacity: int
+    summary: str
+    announcement: str
+    legend: list[tuple[str, str]]
+    bar_width: int = BAR_WIDTH
+
+
+def panel_view(node: NodeLoad | None) -> PanelView:
+    """Lay out the eight GPUs: a stacked bar per GPU scaled to its capacity, overflow past the end."""
+    node = node or idle_node()
+    gpus = []
+    for g in node.gpus:
+        scale = BAR_WIDTH / g.capacity
+        x, segments = 0.0, []
+        for comp in COMPONENTS:
+            size = g.parts.get(comp, 0)
+            if size <= 0:
+                continue
+            width = min(size * scale, BAR_WIDTH - x) if x < BAR_WIDTH else 0.0
+            segments.append(Segment(component=comp, label=COMPONENT_LABELS[comp], bytes=size, x=x, width=max(width, 0.0)))
+            x += size * scale
+        parts = ", ".join(f"{COMPONENT_LABELS[s.component].lower()} {gb(s.bytes, 1)}" for s in segments)
+        gpus.append(GpuView(
+            index=g.index, used=g.used, capacity=g.capacity, overflow=g.overflow, utilisation=g.utilisation,
+            power_w=g.power_w, segments=segments, overflow_x=BAR_WIDTH - 12 if g.overflow else 0.0,
+            overflow_width=12 if g.overflow else 0.0, parts_text=parts or "empty",
+        ))
+    used = sum(g.used for g in node.gpus)
+    cap = sum(g.capacity for g in node.gpus)
+    busy = [g for g in gpus if g.used]
+    first = busy[0] if busy else gpus[0]
+    over = [g for g in gpus if g.overflow]
+    if over:
+        announcement = (f"GPU {over[0].index} overflows: needs {gb(over[0].used, 1)} of {gb(over[0].capacity, 0)}, "
+                        f"{gb(over[0].overflow, 1)} too much.")
+    else:
+        announcement = f"GPU {first.index}: {gb(first.used, 1)} of {gb(first.capacity, 0)}. {node.activity}."
+    summary = (f"dgx-1: {len(busy)} of {len(gpus)} GPUs in use, {gb(used, 1)} of {gb(cap, 0)}"
+               + (", does not fit" if over else ""))
+    legend = [(c, COMPONENT_LABELS[c]) for c in COMPONENTS]
+    return PanelView(gpus=gpus, activity=node.activity, why=node.why, fits=not over, power_w=node.power_w,
+                     used=used, capacity=cap, summary=summary, announcement=announcement, legend=legend)
+
+
+class WidgetView(BaseModel):
+    """One widget instance on a page or in an htmx response."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    title: str
+    wid: str = Field(description="DOM id prefix of this instance, e.g. w1")
+    index: int
+    lesson: str = ""
+    step: int = 0
+    action: str
+    values: dict[str, str]
+    errors: dict[str, str]
+    params: Any = None
+    result: Any = None
+    node: NodeLoad | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    def value(self, name: str) -> str:
+        return self.values.get(name, "")
+
+    def error(self, name: str) -> str:
+        return self.errors.get(name, "")
+
+    def field_names(self) -> list[str]:
+        return list(self.values)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 1e6:
+        return f"{value:.6g}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value)
+
+
+def widget_view(
+    widget: Widget, defaults: Mapping[str, Any], query: Mapping[str, Any], *, index: int,
+    lesson: str = "", step: int = 0,
+) -> WidgetView:
+    """Validate, compute and describe one widget instance; invalid input keeps the typed values."""
+    action = f"/lessons/{lesson}/{step}" if lesson else f"/widgets/{widget.name}"
+    fields = widget.params.model_fields
+    base = {k: _text(v.default) for k, v in fields.items()}
+    base.update({k: _text(v) for k, v in defaults.items() if k in fields})
+    typed = {k: str(v) for k, v in query.items() if k in fields}
+    view = WidgetView(name=widget.name, title=widget.title, wid=f"w{index}", index=index, lesson=lesson,
+                      step=step, action=action, values={**base, **typed}, errors={})
+    try:
+        params = parse_params(widget, defaults, typed)
+    except ParamErrors as exc:
+        view.errors = exc.errors
+        params = parse_params(widget, defaults)  # show the lesson's own result beside the messages
+    view.params = params
+    view.result = widget.compute(params)
+    if widget.node_load is not None:
+        view.node = widget.node_load(params, view.result)
+    return view
+
+
+class StepPage(BaseModel):
+    """Everything the step template shows."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    lesson: Lesson
+    step: Step
+    widgets: dict[int, WidgetView]
+    panel: PanelView
+    done: set[int]
+    minutes_left: int
+    cheatsheet: list[Step] = Field(default_factory=list)
+
+    def block_widgets(self) -> list[tuple[int, Any]]:
+        return list(enumerate(self.step.blocks))

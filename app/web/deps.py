@@ -1,0 +1,57 @@
+"""Dependencies shared by the routers, as Annotated aliases."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+
+from app.classroom.db import Database
+from app.lessons.model import Lesson
+from app.settings import Settings
+from app.web.templating import Templates
+
+
+def get_db(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+def get_templates(request: Request) -> Templates:
+    templates: Templates = request.app.state.templates
+    return templates
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_lessons(request: Request) -> list[Lesson]:
+    lessons: list[Lesson] = request.app.state.lessons
+    return lessons
+
+
+def get_learner(request: Request) -> str:
+    learner: str = request.state.learner_id
+    return learner
+
+
+def find_lesson(slug: str, lessons: list[Lesson]) -> Lesson:
+    """The lesson with this slug, or a friendly 404."""
+    for lesson in lessons:
+        if lesson.slug == slug:
+            return lesson
+    raise HTTPException(status_code=404, detail=f"There is no lesson called '{slug}'.")
+
+
+DB = Annotated[Database, Depends(get_db)]
+Tpl = Annotated[Templates, Depends(get_templates)]
+Config = Annotated[Settings, Depends(get_settings)]
+Lessons = Annotated[list[Lesson], Depends(get_lessons)]
+LearnerId = Annotated[str, Depends(get_learner)]
+
+
+def is_htmx(request: Request) -> bool:
+    """One rule for fragment or page: an htmx request that is not a history restore."""
+    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-History-Restore-Request") != "true"

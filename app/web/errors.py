@@ -1,0 +1,69 @@
+"""One module maps errors to responses: friendly HTML for people, JSON for /api, never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.widgets.base import readable
+
+log = logging.getLogger("gpu_classroom")
+
+TITLES = {400: "Bad request", 403: "Not allowed", 404: "Not found", 405: "Not allowed", 422: "Check your input",
+          429: "Slow down", 500: "Something went wrong"}
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api") or "application/json" in request.headers.get("accept", "")
+
+
+def _page(request: Request, status: int, message: str) -> Response:
+    templates = request.app.state.templates
+    html = templates.page("error.html", request=request, status=status, title=TITLES.get(status, "Error"),
+                          message=message)
+    return HTMLResponse(html, status_code=status)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    detail = exc.detail if isinstance(exc.detail, str) else "Something is not right with this request."
+    if exc.status_code == 404 and detail == "Not Found":
+        detail = "There is nothing at this address. The lesson list is a good place to start."
+    if _wants_json(request):
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
+    response = _page(request, exc.status_code, detail)
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {"field": ".".join(str(p) for p in e["loc"] if p not in ("body", "query", "path")) or "request",
+         "message": readable(dict(e)), "loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors()
+    ]
+    if _wants_json(request):
+        text = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        return JSONResponse({"detail": errors, "message": text}, status_code=422)
+    return _page(request, 422, "; ".join(f"{e['field']}: {e['message']}" for e in errors))
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s", request.url.path, exc_info=exc)
+    message = "The server hit a problem it did not expect. Nothing you saved was lost; try again."
+    if _wants_json(request):
+        return JSONResponse({"detail": message}, status_code=500)
+    return _page(request, 500, message)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on an app."""
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(Exception, server_error)

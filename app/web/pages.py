@@ -1,0 +1,56 @@
+"""Pages: home, a lesson's overview, a step, and marking a step done."""
+
+from __future__ import annotations
+
+
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.classroom import progress
+from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson
+from app.web.security import require_csrf
+from app.web.steps import build_step_page
+
+router = APIRouter()
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request, lessons: Lessons, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
+    """The lessons, each with minutes and progress, and where to continue."""
+    done = await progress.progress_by_lesson(db, learner)
+    resume = progress.continue_at(done)
+    html = tpl.page("home.html", request=request, lessons=lessons, progress=done, resume=resume,
+                    resume_lesson=next((le for le in lessons if resume and le.slug == resume[0]), None))
+    return HTMLResponse(html)
+
+
+@router.get("/lessons/{slug}", response_class=HTMLResponse)
+async def overview(request: Request, slug: str, lessons: Lessons, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
+    """A lesson's sections and steps, with done and current marked."""
+    lesson = find_lesson(slug, lessons)
+    lp = (await progress.progress_by_lesson(db, learner)).get(slug, progress.LessonProgress())
+    return HTMLResponse(tpl.page("overview.html", request=request, lesson=lesson, progress=lp))
+
+
+@router.get("/lessons/{slug}/{number}", response_class=HTMLResponse)
+async def step(request: Request, slug: str, number: int, lessons: Lessons, db: DB, tpl: Tpl,
+               learner: LearnerId) -> HTMLResponse:
+    """Step `number` of a lesson (counting from 1), its widgets computed on the server."""
+    lesson = find_lesson(slug, lessons)
+    page = await build_step_page(db, learner, lesson, number, request.query_params)
+    status = 422 if any(w.errors for w in page.widgets.values()) else 200
+    return HTMLResponse(tpl.page("step.html", request=request, page=page), status_code=status)
+
+
+@router.post("/lessons/{slug}/{number}/done", dependencies=[Depends(require_csrf)])
+async def mark_done(slug: str, number: int, lessons: Lessons, db: DB, learner: LearnerId) -> Response:
+    """Mark a step done and go on to the next one (or back to the overview after the last)."""
+    lesson = find_lesson(slug, lessons)
+    if lesson.step(number) is None:
+        raise HTTPException(status_code=404, detail=f"'{lesson.title}' has no step {number}.")
+    await progress.mark_done(db, learner, slug, number)
+    target = f"/lessons/{slug}/{number + 1}" if number < len(lesson.steps) else f"/lessons/{slug}"
+    return RedirectResponse(target, status_code=303)
+
+

@@ -1,0 +1,38 @@
+"""Builds a step page: the lesson's blocks, each widget computed, the dgx-1 panel, the learner's progress."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fastapi import HTTPException
+
+from app.classroom import progress
+from app.classroom.db import Database
+from app.lessons.model import Lesson
+from app.web.contexts import StepPage, panel_view, widget_view
+from app.widgets.registry import get_widget
+
+
+async def build_step_page(db: Database, learner: str, lesson: Lesson, number: int, query: Mapping[str, str]) -> StepPage:
+    """The step's page; query values apply to widget number `w` (default the first)."""
+    step = lesson.step(number)
+    if step is None:
+        raise HTTPException(status_code=404, detail=f"'{lesson.title}' has {len(lesson.steps)} steps; there is no step {number}.")
+    await progress.record_visit(db, learner, lesson.slug, number)
+    target = query.get("w", "1")
+    views = {}
+    index = 0
+    for i, block in enumerate(step.blocks):
+        if block.kind != "widget":
+            continue
+        widget = get_widget(block.name)
+        if widget is None:
+            continue
+        index += 1
+        typed = query if target == str(index) else {}
+        views[i] = widget_view(widget, block.params, typed, index=index, lesson=lesson.slug, step=number)
+    node = next((v.node for v in views.values() if v.node is not None), None)
+    done = (await progress.progress_by_lesson(db, learner)).get(lesson.slug, progress.LessonProgress()).done
+    cheats = lesson.steps if any(b.kind == "cheatsheet" for b in step.blocks) else []
+    return StepPage(lesson=lesson, step=step, widgets=views, panel=panel_view(node), done=done,
+                    minutes_left=round(lesson.minutes_after(number)), cheatsheet=cheats)

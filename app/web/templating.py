@@ -1,0 +1,41 @@
+"""The Jinja2 environment: templates/ on disk, the format filters, and fragment rendering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2_fragments import render_block, render_blocks
+
+from app.format import FILTERS
+from app.web.static import StaticUrls
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATES = ROOT / "templates"
+STATIC = ROOT / "static"
+
+
+class Templates:
+    """Renders whole templates or named blocks of them (one template per page or widget)."""
+
+    def __init__(self, templates: Path = TEMPLATES, static: Path = STATIC) -> None:
+        self.env = Environment(
+            loader=FileSystemLoader(templates),
+            autoescape=select_autoescape(["html", "svg"]),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters.update(FILTERS)
+        self.env.globals["static_url"] = StaticUrls(static)
+        self.env.globals["oob"] = False
+
+    def page(self, name: str, **context: Any) -> str:
+        return self.env.get_template(name).render(**context)
+
+    def block(self, name: str, block: str, **context: Any) -> str:
+        return render_block(self.env, name, block, **context)
+
+    def blocks(self, name: str, blocks: list[str], **context: Any) -> str:
+        return render_blocks(self.env, name, blocks, **context)

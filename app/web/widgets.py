@@ -1,0 +1,41 @@
+"""GET /widgets/{name}: a widget's result for htmx (with the dgx-1 panel out of band), or its page."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from app.web.contexts import panel_view, widget_view
+from app.web.deps import Tpl, is_htmx
+from app.widgets.registry import get_widget
+
+router = APIRouter()
+
+
+@router.get("/widgets/{name}", response_class=HTMLResponse)
+async def widget(request: Request, name: str, tpl: Tpl) -> HTMLResponse:
+    """Recompute a widget from its query string; bad input: 422 with the message beside the field."""
+    found = get_widget(name)
+    if found is None:
+        raise HTTPException(status_code=404, detail=f"There is no widget called '{name}'.")
+    q = request.query_params
+    index = int(q["w"]) if q.get("w", "").isdigit() and 0 < int(q["w"]) < 100 else 1
+    lesson = q.get("lesson", "") if q.get("lesson", "").replace("-", "").isalnum() else ""
+    step = int(q["step"]) if q.get("step", "").isdigit() else 0
+    view = widget_view(found, {}, q, index=index, lesson=lesson, step=step)
+    status = 422 if view.errors else 200
+    headers = {"Vary": "HX-Request"}
+    if not is_htmx(request):
+        html = tpl.page("widget_page.html", request=request, w=view, panel=panel_view(view.node))
+        return HTMLResponse(html, status_code=status, headers=headers)
+    body = tpl.blocks(found.template, ["result", "errors"], w=view, oob=True)
+    if view.node is not None:
+        body += tpl.block("panel.html", "panel", panel=panel_view(view.node), oob=True)
+    if view.errors:
+        headers["HX-Reswap"] = "none"  # keep the last good result; the messages swap in beside the fields
+    elif lesson and step:
+        shared = {k: view.values[k] for k in view.values}
+        headers["HX-Replace-Url"] = f"/lessons/{lesson}/{step}?" + urlencode({"w": index, **shared})
+    return HTMLResponse(body, status_code=status, headers=headers)

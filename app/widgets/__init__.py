@@ -1,0 +1,1 @@
+"""One module per widget: its Params model, its compute function, its template name."""

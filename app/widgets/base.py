@@ -1,0 +1,96 @@
+"""What a widget is: a Params model, a compute function over the engine, and one template."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import AfterValidator, BaseModel, ValidationError
+
+from app.engine.placement import NodeLoad
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A registered widget. `node_load` is given when the widget places work on dgx-1."""
+
+    name: str
+    title: str
+    params: type[BaseModel]
+    compute: Callable[[Any], BaseModel]
+    template: str
+    node_load: Callable[[Any, Any], NodeLoad] | None = None
+    description: str = ""
+    live: bool = False  # polls while a simulation runs
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def one_of(*allowed: int) -> AfterValidator:
+    """A validator for a number that must be one of a few values (query strings arrive as text)."""
+
+    def check(value: int) -> int:
+        if value not in allowed:
+            raise ValueError(f"Choose one of: {', '.join(str(a) for a in allowed)}.")
+        return value
+
+    return AfterValidator(check)
+
+
+class ParamErrors(Exception):
+    """Widget input that failed validation: a readable message per field."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+
+
+def readable(err: dict[str, Any]) -> str:
+    """One pydantic error as a sentence for a learner."""
+    ctx = err.get("ctx") or {}
+    kind = err.get("type", "")
+    if kind in ("greater_than_equal", "greater_than"):
+        return f"Must be at least {_fmt(ctx.get('ge', ctx.get('gt')))}."
+    if kind in ("less_than_equal", "less_than"):
+        return f"Must be at most {_fmt(ctx.get('le', ctx.get('lt')))}."
+    if kind in ("float_parsing", "int_parsing", "float_type", "int_type", "int_from_float"):
+        return "Enter a number, such as 7e9 or 7000000000."
+    if kind in ("literal_error", "enum"):
+        return f"Choose one of: {ctx.get('expected', 'the listed values')}."
+    if kind == "extra_forbidden":
+        return "This widget has no such setting."
+    msg = str(err.get("msg", "Invalid value."))
+    return msg.removeprefix("Value error, ")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float) and value >= 1e6:
+        return f"{value:.3g}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def parse_params(widget: Widget, *layers: Mapping[str, Any]) -> BaseModel:
+    """Validate widget params from layered sources (lesson YAML, then query); ParamErrors when bad."""
+    merged: dict[str, Any] = {}
+    fields = widget.params.model_fields
+    for layer in layers:
+        merged.update({k: v for k, v in layer.items() if k in fields and v != ""})
+    try:
+        return widget.params.model_validate(merged)
+    except ValidationError as exc:
+        errors: dict[str, str] = {}
+        for e in exc.errors():
+            key = str(e["loc"][0]) if e["loc"] else "value"
+            errors.setdefault(key, readable(dict(e)))
+        raise ParamErrors(errors) from exc
+
+
+def validate_block(widget: Widget, params: Mapping[str, Any]) -> list[str]:
+    """Problems with a lesson's widget block: unknown settings and values the Params model refuses."""
+    unknown = [k for k in params if k not in widget.params.model_fields]
+    msgs = [f"widget {widget.name}: unknown setting '{k}'" for k in unknown]
+    try:
+        parse_params(widget, params)
+    except ParamErrors as exc:
+        msgs += [f"widget {widget.name}: {k}: {v}" for k, v in exc.errors.items()]
+    return msgs

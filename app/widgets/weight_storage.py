@@ -1,0 +1,49 @@
+"""Weight-storage calculator: parameters x bits / 8, in GB and GiB, with a bar per precision."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from app.engine.placement import NodeLoad, spread
+from app.engine.storage import WeightStorage, weight_storage
+from app.format import gb
+from app.widgets.base import Widget, one_of
+from app.widgets.registry import register
+
+
+class Params(BaseModel):
+    """Inputs of the calculator."""
+
+    parameters: float = Field(
+        default=7e9, ge=1e6, le=1e13, description="Number of parameters, e.g. 7e9 or 7000000000"
+    )
+    bits: Annotated[int, one_of(32, 16, 8, 4)] = Field(default=16, description="Bits stored per parameter")
+
+
+def compute(params: Params) -> WeightStorage:
+    """The engine's weight storage for these inputs."""
+    return weight_storage(params.parameters, params.bits)
+
+
+def node_load(params: Params, result: WeightStorage) -> NodeLoad:
+    """The weights alone, placed on GPU 0: a picture of size, not a verdict on fitting."""
+    return spread(
+        {"weights": result.bytes},
+        1,
+        activity=f"{gb(result.bytes)} of weights on GPU 0 (weight storage only, no runtime)",
+    )
+
+
+WIDGET = register(
+    Widget(
+        name="weight-storage",
+        title="Weight-storage calculator",
+        params=Params,
+        compute=compute,
+        template="widgets/weight-storage.html",
+        node_load=node_load,
+        description="Ideal storage of the weights alone at 32, 16, 8 and 4 bits, in GB and GiB.",
+    )
+)

@@ -1,0 +1,38 @@
+// GPU Classroom's little script: arrow keys between steps, CSRF on htmx requests, the panel fold on phones.
+(function () {
+  "use strict";
+  const typing = (el) => el && (el.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName));
+
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || typing(event.target)) return;
+    const which = event.key === "ArrowLeft" ? "prev" : event.key === "ArrowRight" ? "next" : null;
+    if (!which) return;
+    const control = document.querySelector(`[data-nav="${which}"]`);
+    if (control) { event.preventDefault(); control.click(); }
+  });
+
+  document.addEventListener("htmx:configRequest", (event) => {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    if (meta) event.detail.headers["X-CSRF-Token"] = meta.content;
+  });
+
+  // Range outputs show the value while dragging, before the server answers.
+  document.addEventListener("input", (event) => {
+    const input = event.target;
+    if (input.type !== "range" || !input.id) return;
+    const out = document.querySelector(`output[for="${input.id}"]`);
+    if (out) out.textContent = input.value + (out.dataset.unit || "");
+  });
+
+  const narrow = () => window.matchMedia("(max-width: 56rem)").matches;
+  let folded = null;
+  const applyFold = () => {
+    const details = document.querySelector("#dgx-panel details[data-fold]");
+    if (!details) return;
+    if (folded === null) folded = narrow();
+    details.open = !folded;
+    details.addEventListener("toggle", () => { folded = !details.open; }, { once: true });
+  };
+  document.addEventListener("DOMContentLoaded", applyFold);
+  document.addEventListener("htmx:afterSettle", applyFold);
+})();
