@@ -40,8 +40,15 @@ class LessonSpec(BaseModel):
 
 
 def _yaml_line(exc: yaml.YAMLError, offset: int) -> int:
-    mark = getattr(exc, "problem_mark", None)
+    mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
     return offset + (mark.line if mark is not None else 0)
+
+
+def _yaml_text(exc: yaml.YAMLError) -> str:
+    """A one-line reason for a YAML error."""
+    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    text = "; ".join(p for p in parts if p) or str(exc).splitlines()[0]
+    return " ".join(text.split())
 
 
 def _field_messages(err: ValidationError) -> list[str]:
@@ -112,7 +119,7 @@ class StepRenderer:
                 raise yaml.YAMLError("the block's body must be a YAML mapping of parameters")
             params = loaded
         except yaml.YAMLError as exc:
-            problems.append(Problem(file=file, line=_yaml_line(exc, line + 1), message=f"bad YAML in {kind} block: {exc}"))
+            problems.append(Problem(file=file, line=_yaml_line(exc, line + 1), message=f"bad YAML in {kind} block: {_yaml_text(exc)}"))
         if kind != "cheatsheet" and not name:
             problems.append(Problem(file=file, line=line, message=f"{kind} block needs a name: ```{kind} NAME"))
         return Block(kind=kind, name=name, params=params, line=line)  # type: ignore[arg-type]
@@ -129,7 +136,7 @@ def load_lesson(folder: Path, renderer: StepRenderer, validate: BlockValidator |
         raw = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
         spec = LessonSpec.model_validate(raw)
     except yaml.YAMLError as exc:
-        problems.append(Problem(file=str(spec_file), line=_yaml_line(exc, 1), message=f"bad YAML: {exc}"))
+        problems.append(Problem(file=str(spec_file), line=_yaml_line(exc, 1), message=f"bad YAML: {_yaml_text(exc)}"))
         return None
     except ValidationError as exc:
         problems.extend(Problem(file=str(spec_file), line=1, message=m) for m in _field_messages(exc))
@@ -165,7 +172,7 @@ def _load_step(
         front, body, body_line = split_front_matter(text)
         meta = StepMeta.model_validate(yaml.safe_load(front) or {})
     except yaml.YAMLError as exc:
-        problems.append(Problem(file=str(path), line=_yaml_line(exc, 2), message=f"bad front matter: {exc}"))
+        problems.append(Problem(file=str(path), line=_yaml_line(exc, 2), message=f"bad front matter: {_yaml_text(exc)}"))
         return None
     except (ValidationError, ValueError) as exc:
         msgs = _field_messages(exc) if isinstance(exc, ValidationError) else [str(exc)]

@@ -1,0 +1,33 @@
+"""The format filters write each unit one way."""
+
+from __future__ import annotations
+
+import pytest
+
+from app import format as f
+
+
+@pytest.mark.parametrize(
+    ("fn", "value", "text"),
+    [
+        (f.gb, 16.06e9, "16.06 GB"),
+        (f.gib, 14e9, "13.04 GiB"),
+        (f.tb_s, 3.35e12, "3.35 TB/s"),
+        (f.flops, 3.8e25, "3.8 × 10²⁵ FLOPs"),
+        (f.flops_rate, 989e12, "989 TFLOPS"),
+        (f.seconds, 0.00479, "4.79 ms"),
+        (f.seconds, 66 * 86400, "66 days"),
+        (f.seconds, 7.2 * 365.25 * 86400, "7.2 years"),
+        (f.billions, 8.03e9, "8.03 B"),
+        (f.pct, 0.4, "40 %"),
+        (f.watts, 10200, "10.2 kW"),
+        (f.ratio, 8.0, "8×"),
+        (f.num, 8030261248, "8,030,261,248"),
+    ],
+)
+def test_filter_writes_the_unit_one_way(fn, value, text) -> None:  # type: ignore[no-untyped-def]
+    assert fn(value) == text
+
+
+def test_sci_carries_when_rounding_reaches_ten() -> None:
+    assert f.sci(9.96e24) == "1.0 × 10²⁵"
