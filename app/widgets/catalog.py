@@ -1,3 +1,14 @@
-"""Imports every widget module so each registers itself. Add a new widget's module here."""
+"""Imports every widget module in app/widgets so each registers itself: adding a module adds a widget."""
 
-from app.widgets import weight_storage  # noqa: F401
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import app.widgets as package
+
+NOT_WIDGETS = {"base", "registry", "catalog"}
+
+for info in pkgutil.iter_modules(package.__path__):
+    if info.name not in NOT_WIDGETS and not info.name.startswith("_"):
+        importlib.import_module(f"app.widgets.{info.name}")

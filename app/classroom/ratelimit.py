@@ -1,0 +1,34 @@
+"""Rate limits kept in the database, so several app processes share one count."""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import delete
+
+from app.classroom.db import Database
+from app.classroom.models import RateHit
+from app.classroom.progress import _insert
+
+
+class RateLimited(Exception):
+    """Too many requests from one client; retry_after is in seconds."""
+
+    def __init__(self, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(f"Too many attempts. Wait {retry_after} s and try again.")
+
+
+async def hit(db: Database, key: str, limit: int, window_seconds: int, now: float | None = None) -> int:
+    """Count one request for key in the current window; RateLimited past `limit`. Returns the count."""
+    now = time.time() if now is None else now
+    window = int(now // window_seconds)
+    async with db.session() as s:
+        stmt = _insert(s, RateHit).values(key=key, window=window, hits=1)
+        stmt = stmt.on_conflict_do_update(index_elements=["key", "window"], set_={"hits": RateHit.hits + 1})
+        count = (await s.execute(stmt.returning(RateHit.hits))).scalar_one()
+        if window % 16 == 0:  # now and then, forget old windows
+            await s.execute(delete(RateHit).where(RateHit.window < window - 2))
+    if count > limit:
+        raise RateLimited(int(window_seconds - now % window_seconds) + 1)
+    return int(count)
