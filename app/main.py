@@ -22,8 +22,16 @@ from app.widgets.registry import get_widget
 
 log = logging.getLogger("gpu_classroom")
 
-# Routers of later parts join here when their module exists (engine API, drills, classroom, ...).
-OPTIONAL_ROUTERS = ("app.web.api", "app.web.drills", "app.web.classroom", "app.web.companion")
+
+
+def router_modules() -> list[object]:
+    """Every module of app/web that defines `router`: adding a router module adds its routes."""
+    import pkgutil
+
+    import app.web as web
+
+    modules = [importlib.import_module(f"app.web.{m.name}") for m in pkgutil.iter_modules(web.__path__)]
+    return [m for m in modules if hasattr(m, "router")]
 
 
 def validate_lesson_block(kind: str, name: str, params: dict[str, object]) -> list[str]:
@@ -64,18 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.middleware("http")(headers_middleware)
     app.add_middleware(GZipMiddleware, minimum_size=500)
     app.mount("/static", CachedStatic(directory=STATIC, check_dir=False), name="static")
-    from app.web import health, pages, widgets
-
-    for module in (health, pages, widgets):
-        app.include_router(module.router)
-    for name in OPTIONAL_ROUTERS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        app.include_router(module.router)
+    for module in router_modules():
+        app.include_router(module.router)  # type: ignore[attr-defined]
         if hasattr(module, "install"):
             module.install(app)
     return app
