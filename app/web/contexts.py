@@ -91,7 +91,7 @@ def panel_view(node: NodeLoad | None) -> PanelView:
                         f"{gb(over[0].overflow, 1)} too much.")
     else:
         announcement = f"GPU {first.index}: {gb(first.used, 1)} of {gb(first.capacity, 0)}. {node.activity}."
-    summary = (f"dgx-1: {len(busy)} of {len(gpus)} GPUs in use, {gb(used, 1)} of {gb(cap, 0)}"
+    summary = (f"{len(busy)} of {len(gpus)} GPUs in use, {gb(used, 1)} of {gb(cap, 0)}"
                + (", does not fit" if over else ""))
     legend = [(c, COMPONENT_LABELS[c]) for c in COMPONENTS]
     return PanelView(gpus=gpus, activity=node.activity, why=node.why, fits=not over, power_w=node.power_w,

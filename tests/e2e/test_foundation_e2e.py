@@ -32,7 +32,7 @@ def test_typing_in_the_calculator_updates_the_result_without_a_page_load(watched
     page.goto(server.url + FLAGSHIP + "/1")
     widget = page.locator('[data-widget="weight-storage"]').first
     page.evaluate("window.__sameDocument = true")
-    field = widget.get_by_label("Parameters")
+    field = widget.get_by_role("textbox", name="Parameters")
     field.fill("7e9")
     expect(widget.locator('[data-value="gb"]')).to_have_text("14.00 GB")
     expect(widget.locator('[data-value="gib"]')).to_have_text("13.04 GiB")
@@ -48,9 +48,9 @@ def test_a_value_out_of_range_shows_its_message_beside_the_field(watched: Watche
     page = watched.page
     page.goto(server.url + FLAGSHIP + "/1")
     widget = page.locator('[data-widget="weight-storage"]').first
-    widget.get_by_label("Parameters").fill("1e20")
+    widget.get_by_role("textbox", name="Parameters").fill("1e20")
     expect(widget.locator(".field-error").first).to_contain_text("Must be at most")
-    widget.get_by_label("Parameters").fill("70e9")
+    widget.get_by_role("textbox", name="Parameters").fill("70e9")
     expect(widget.locator('[data-value="gb"]')).to_have_text("140.00 GB")
     expect(widget.locator(".field-error").first).to_be_empty()
     assert all("422" in e or "Unprocessable" in e for e in watched.console_errors)
@@ -61,7 +61,7 @@ def test_with_javascript_off_the_form_submits_and_the_page_rerenders(browser: Br
     page = ctx.new_page()
     page.goto(server.url + FLAGSHIP + "/1")
     widget = page.locator('[data-widget="weight-storage"]').first
-    widget.get_by_label("Parameters").fill("70e9")
+    widget.get_by_role("textbox", name="Parameters").fill("70e9")
     widget.get_by_role("button", name="Update").click()
     expect(page.locator('[data-widget="weight-storage"] [data-value="gb"]').first).to_have_text("140.00 GB")
     ctx.close()
