@@ -122,7 +122,7 @@ class StepRenderer:
             problems.append(Problem(file=file, line=_yaml_line(exc, line + 1), message=f"bad YAML in {kind} block: {_yaml_text(exc)}"))
         if kind != "cheatsheet" and not name:
             problems.append(Problem(file=file, line=line, message=f"{kind} block needs a name: ```{kind} NAME"))
-        return Block(kind=kind, name=name, params=params, line=line)  # type: ignore[arg-type]
+        return Block(kind=kind, name=name, params=params, line=line)
 
 
 def _prose_only(body: str) -> str:
