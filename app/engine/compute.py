@@ -1,0 +1,247 @@
+"""Compute: FLOPs, time from peak × MFU, prefill and decode bounds, roofline, communication, CPU vs GPU."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine.errors import EngineError
+from app.engine.hardware import DGX_H100, GPU, get_gpu, get_link, peak_flops
+from app.engine.models import Architecture
+from app.engine.units import BITS_PER_PRECISION
+
+Binds = Literal["compute", "memory-bandwidth"]
+
+
+def training_flops(active_parameters: float, tokens: float, recompute: bool = False) -> float:
+    """6·N·D: forward 2·N·D plus backward 4·N·D; 8·N·D when full recomputation reruns the forward."""
+    return (8 if recompute else 6) * active_parameters * tokens
+
+
+def inference_flops(active_parameters: float, tokens: float = 1) -> float:
+    """About 2·N FLOPs a token: one multiply and one add per weight used."""
+    return 2 * active_parameters * tokens
+
+
+def compute_seconds(flops: float, gpus: int, peak: float, mfu: float) -> float:
+    """Time = FLOPs ÷ (GPUs × peak × MFU)."""
+    return flops / (gpus * peak * mfu)
+
+
+class Bound(BaseModel):
+    """A phase's time under the compute bound and under the memory-bandwidth bound; the larger binds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    compute_seconds: float = Field(description="FLOPs ÷ (GPUs × peak × efficiency)")
+    memory_seconds: float = Field(description="Bytes read ÷ (GPUs × memory bandwidth)")
+    communication_seconds: float = Field(
+        default=0.0, description="Tensor-parallel all-reduces, bandwidth term"
+    )
+    seconds: float = Field(description="The larger bound plus communication")
+    binds: Binds = Field(description="Which bound sets the time")
+
+
+def bound(compute_s: float, memory_s: float, communication_s: float = 0.0) -> Bound:
+    """The phase time: the larger of the two bounds, plus communication that does not overlap."""
+    binds: Binds = "compute" if compute_s >= memory_s else "memory-bandwidth"
+    return Bound(
+        compute_seconds=compute_s,
+        memory_seconds=memory_s,
+        communication_seconds=communication_s,
+        seconds=max(compute_s, memory_s) + communication_s,
+        binds=binds,
+    )
+
+
+def decode_step(
+    gpu: GPU,
+    precision: str,
+    bytes_read_per_gpu: float,
+    active_parameters: float,
+    batch: int,
+    gpus: int = 1,
+    mfu: float = 1.0,
+    communication_s: float = 0.0,
+) -> Bound:
+    """One decode step (one token for each of `batch` sequences).
+
+    Every step reads the weights and the KV cache: time ≥ bytes ÷ bandwidth; and computes
+    2 × active parameters × batch FLOPs: time ≥ FLOPs ÷ (GPUs × peak × MFU).
+    """
+    flops = inference_flops(active_parameters, batch)
+    return bound(
+        compute_seconds(flops, gpus, peak_flops(gpu, precision), mfu),
+        bytes_read_per_gpu / gpu.bandwidth,
+        communication_s,
+    )
+
+
+def prefill(
+    gpu: GPU,
+    precision: str,
+    bytes_read_per_gpu: float,
+    active_parameters: float,
+    tokens: int,
+    gpus: int = 1,
+    mfu: float = 1.0,
+    communication_s: float = 0.0,
+) -> Bound:
+    """Prefill of `tokens` prompt tokens at once: 2·N·tokens FLOPs against one read of the weights."""
+    flops = inference_flops(active_parameters, tokens)
+    return bound(
+        compute_seconds(flops, gpus, peak_flops(gpu, precision), mfu),
+        bytes_read_per_gpu / gpu.bandwidth,
+        communication_s,
+    )
+
+
+def expert_fraction_read(arch: Architecture, batch: int) -> float:
+    """Share of a layer's experts a decode step reads when `batch` tokens each pick `k` of `E`.
+
+    With uniform routing an expert escapes one token with probability 1 - k/E, so the share touched is
+    1 - (1 - k/E)^batch: k/E for one token, nearly all experts for a large batch.
+    """
+    if arch.experts == 1:
+        return 1.0
+    return 1 - (1 - arch.experts_per_token / arch.experts) ** batch
+
+
+def weight_share_read(arch: Architecture, batch: int) -> float:
+    """Share of the weight bytes a decode step reads: all of a dense model, the touched experts of a MoE."""
+    if arch.experts == 1:
+        return 1.0
+    experts = arch.layers * arch.experts * arch.expert_parameters
+    shared = arch.parameters - experts
+    return (shared + experts * expert_fraction_read(arch, batch)) / arch.parameters
+
+
+def intensity(flops: float, nbytes: float) -> float:
+    """Arithmetic intensity: FLOPs per byte moved to or from memory."""
+    if nbytes <= 0:
+        raise EngineError("Arithmetic intensity needs a positive number of bytes.")
+    return flops / nbytes
+
+
+def attainable(gpu_id: str, precision: str, flops_per_byte: float) -> float:
+    """Roofline: attainable FLOP/s = min(peak, intensity × bandwidth)."""
+    gpu = get_gpu(gpu_id)
+    return min(peak_flops(gpu, precision), flops_per_byte * gpu.bandwidth)
+
+
+def ridge(gpu_id: str, precision: str = "bf16") -> float:
+    """Ridge point: peak ÷ bandwidth, the intensity above which a kernel is compute-bound."""
+    gpu = get_gpu(gpu_id)
+    return peak_flops(gpu, precision) / gpu.bandwidth
+
+
+def decode_intensity(batch: int, precision: str) -> float:
+    """FLOPs per byte of a decode step's matrix multiplies: 2·batch FLOPs per weight ÷ bytes per weight."""
+    return 2 * batch / (BITS_PER_PRECISION[precision] / 8)
+
+
+class RooflinePoint(BaseModel):
+    """One point of the roofline."""
+
+    intensity: float = Field(description="FLOPs per byte")
+    flops: float = Field(description="Attainable FLOP/s")
+    binds: Binds = Field(description="Which roof caps this point")
+
+
+class Roofline(BaseModel):
+    """The roofline of a GPU at a precision, with a marked point."""
+
+    gpu: str = Field(description="GPU id")
+    precision: str = Field(description="Weight precision; it selects the tensor-core peak")
+    peak_flops: float = Field(description="Flat roof: dense peak FLOP/s")
+    bandwidth: float = Field(description="Slope: memory bytes per second")
+    ridge: float = Field(description="Intensity where the roofs meet, FLOPs per byte")
+    point: RooflinePoint = Field(description="The intensity asked for, placed under the roofs")
+    curve: list[RooflinePoint] = Field(
+        description="Points from 1 to 10,000 FLOPs/byte, log-spaced, for a chart"
+    )
+
+
+def roofline_point(gpu_id: str, precision: str, flops_per_byte: float) -> RooflinePoint:
+    """One intensity placed under the roofs."""
+    binds: Binds = "compute" if flops_per_byte >= ridge(gpu_id, precision) else "memory-bandwidth"
+    return RooflinePoint(
+        intensity=flops_per_byte, flops=attainable(gpu_id, precision, flops_per_byte), binds=binds
+    )
+
+
+def roofline(gpu_id: str, precision: str = "bf16", flops_per_byte: float = 1.0, points: int = 33) -> Roofline:
+    """The roofline of a GPU, a marked intensity and a log-spaced curve from 1 to 10,000 FLOPs/byte."""
+    gpu = get_gpu(gpu_id)
+    curve = [roofline_point(gpu_id, precision, 10 ** (4 * i / (points - 1))) for i in range(points)]
+    return Roofline(
+        gpu=gpu_id,
+        precision=precision,
+        peak_flops=peak_flops(gpu, precision),
+        bandwidth=gpu.bandwidth,
+        ridge=ridge(gpu_id, precision),
+        point=roofline_point(gpu_id, precision, flops_per_byte),
+        curve=curve,
+    )
+
+
+def all_reduce_seconds(nbytes: float, n: int, link_bandwidth: float) -> float:
+    """Ring all-reduce of `nbytes` over n GPUs ≈ 2·(n−1)/n × bytes ÷ link bandwidth (bandwidth term only).
+
+    Each all-reduce also pays a latency of a few microseconds that this ignores.
+    """
+    if n <= 1:
+        return 0.0
+    return 2 * (n - 1) / n * nbytes / link_bandwidth
+
+
+def all_reduce(nbytes: float, n: int, link: str = "nvlink") -> float:
+    """Ring all-reduce time over a named link: nvlink, pcie or network."""
+    return all_reduce_seconds(nbytes, n, get_link(link).bandwidth)
+
+
+def transfer_seconds(nbytes: float, link: str = "pcie") -> float:
+    """Time to move bytes one way over a named link (copying weights to a GPU over PCIe, say)."""
+    return nbytes / get_link(link).bandwidth
+
+
+def link_for(gpus: int) -> str:
+    """The slowest link a group of GPUs crosses: NVLink within one dgx-1, the network beyond."""
+    return "nvlink" if gpus <= DGX_H100.gpus else "network"
+
+
+def tensor_parallel_seconds(arch: Architecture, tokens: int, gpus: int, precision: str) -> float:
+    """Two all-reduces a layer of tokens × hidden activations (after attention and after the MLP)."""
+    act = 4 if precision == "fp32" else 2
+    per_layer = 2 * all_reduce(tokens * arch.hidden * act, gpus, link_for(gpus))
+    return arch.layers * per_layer
+
+
+class CpuComparison(BaseModel):
+    """The same FLOPs on dgx-1's two Xeons and on one of its GPUs, each at its arithmetic peak."""
+
+    flops: float = Field(description="Work to do, FLOPs")
+    cpu_peak_name: str = Field(description="Which CPU peak is used: AVX-512 FP32 or AMX BF16")
+    cpu_peak_flops: float = Field(description="That peak for both sockets, FLOP/s (arithmetic)")
+    cpu_seconds: float = Field(description="Time on the CPUs at that peak")
+    gpu_peak_flops: float = Field(description="Dense tensor peak of one H100 at the precision")
+    gpu_seconds: float = Field(description="Time on one GPU at its peak")
+    ratio: float = Field(description="How many times faster the GPU is")
+
+
+def cpu_comparison(flops: float, precision: str = "bf16") -> CpuComparison:
+    """Compare one H100 with the node's CPUs: AMX BF16 for 16-bit and smaller work, AVX-512 for fp32."""
+    cpu = DGX_H100.cpu
+    amx = precision != "fp32"
+    cpu_peak = cpu.peak_flops_bf16_amx if amx else cpu.peak_flops_fp32_avx512
+    gpu_peak = peak_flops(DGX_H100.gpu, precision)
+    return CpuComparison(
+        flops=flops,
+        cpu_peak_name="AMX BF16" if amx else "AVX-512 FP32",
+        cpu_peak_flops=cpu_peak,
+        cpu_seconds=flops / cpu_peak,
+        gpu_peak_flops=gpu_peak,
+        gpu_seconds=flops / gpu_peak,
+        ratio=gpu_peak / cpu_peak,
+    )

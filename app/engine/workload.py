@@ -1,0 +1,112 @@
+"""What a learner asks the engine to plan: the request of POST /api/plan, every field optional."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator
+
+from app.engine.models import Architecture, check_model_id, get_model
+
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+Mode = Literal["serve", "train"]
+Sharding = Literal["none", "zero1", "zero2", "zero3"]
+Optimizer = Literal["adam", "adam-fp32", "sgd-momentum", "adam-8bit"]
+GpuId = Literal["h100", "a100", "h200"]
+
+# The most GPUs a plan may use: 65,536 H100s is four times Llama 3's 16,384-GPU training cluster.
+MAX_GPUS = 65_536
+TRAINING_PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8")
+
+
+def _model_kind(value: Any) -> str:
+    """Tell a catalog id from an architecture object."""
+    return "id" if isinstance(value, str) else "architecture"
+
+
+ModelChoice = Annotated[
+    Annotated[str, Tag("id")] | Annotated[Architecture, Tag("architecture")],
+    Discriminator(
+        _model_kind,
+        custom_error_type="model_choice",
+        custom_error_message="model must be a catalog id such as 'llama-3.1-8b' or an architecture object",
+    ),
+]
+
+
+class PlanRequest(BaseModel):
+    """A model and a way to run it (serve or train) on some GPUs: the input of a plan."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: ModelChoice = Field(
+        default="llama-3.1-8b",
+        description="A catalog id (see GET /api/models) or an architecture object "
+        "{layers, hidden, heads, kv_heads, head_dim, ffn, vocab, tied_embeddings, experts, "
+        "experts_per_token}",
+    )
+    mode: Mode = Field(default="serve", description="serve: answer requests; train: learn the weights")
+    gpu: GpuId = Field(default="h100", description="The GPU type; dgx-1 holds H100s")
+    precision: Precision = Field(default="bf16", description="Storage precision of the weights")
+    kv_precision: Precision = Field(default="bf16", description="Storage precision of the KV cache")
+    gpus: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs used; serving splits the model tensor-parallel over them, training runs "
+        "data-parallel; more than 8 means several dgx-1 nodes",
+    )
+    sharding: Sharding = Field(
+        default="none", description="Training only: ZeRO stage sharding the training state over the GPUs"
+    )
+    batch_size: int = Field(
+        default=1,
+        ge=1,
+        le=4096,
+        description="Serving: sequences decoded together; training: sequences per GPU in a micro-batch",
+    )
+    context_tokens: int = Field(
+        default=8192,
+        ge=1,
+        le=16_777_216,
+        description="Serving: tokens a sequence keeps in the KV cache; training: sequence length",
+    )
+    prompt_tokens: int = Field(default=1000, ge=1, le=16_777_216, description="Serving: tokens of a prompt")
+    output_tokens: int = Field(
+        default=500, ge=1, le=16_777_216, description="Serving: tokens generated a request"
+    )
+    train_tokens: float = Field(
+        default=1e9, ge=1, le=1e16, allow_inf_nan=False, description="Training: tokens the run learns from"
+    )
+    optimizer: Optimizer = Field(default="adam", description="Training: the optimizer and its state")
+    activation_checkpointing: bool = Field(
+        default=False, description="Training: keep only each layer's input and recompute the rest (8ND FLOPs)"
+    )
+    mfu: float = Field(
+        default=0.4,
+        gt=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Share of peak FLOPS reached when compute binds (35-45 % is realistic for training)",
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, value: str | Architecture) -> str | Architecture:
+        """Refuse a catalog id the catalog does not have."""
+        return check_model_id(value) if isinstance(value, str) else value
+
+    @field_validator("precision")
+    @classmethod
+    def _trainable(cls, value: str, info: ValidationInfo) -> str:
+        """Refuse integer weights for training."""
+        if info.data.get("mode") == "train" and value not in TRAINING_PRECISIONS:
+            raise ValueError(
+                f"training needs fp32, bf16, fp16 or fp8 weights: {value} is a storage format for serving"
+            )
+        return value
+
+    @property
+    def architecture(self) -> Architecture:
+        """The model's architecture, catalog or custom."""
+        return get_model(self.model)
