@@ -1,0 +1,193 @@
+"""Decode from the memory side: tokens/s ≤ bandwidth ÷ bytes read; batching moves it along the roofline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine import compute
+from app.engine.hardware import get_gpu, peak_flops
+from app.engine.memory import kv_cache_bytes, weight_bytes
+from app.engine.models import Architecture
+from app.engine.plan import make_plan
+from app.engine.workload import PlanRequest
+
+# GPU generations compared, oldest first.
+GENERATIONS: tuple[str, ...] = ("a100", "h100", "h200")
+# The KV cache is kept in bf16 unless a plan says otherwise (PlanRequest's default).
+KV_PRECISION = "bf16"
+# Largest batch searched for the ridge crossing.
+MAX_BATCH = 1 << 20
+
+
+class DecodeSpeed(BaseModel):
+    """Single-sequence decode on one GPU: the bytes every token reads and the ceiling they set."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gpu: str = Field(description="GPU id")
+    gpu_name: str = Field(description="GPU product name")
+    bandwidth: float = Field(description="Memory bandwidth, bytes per second")
+    memory_bytes: int = Field(description="Memory capacity, bytes")
+    weight_bytes: float = Field(description="Weight bytes read per token (the used experts of a MoE)")
+    kv_bytes: int = Field(description="KV cache bytes read per token at the context length")
+    flops_per_token: float = Field(description="2 × active parameters")
+    compute_seconds: float = Field(description="FLOPs ÷ peak: the maths alone at full speed")
+    weights_only_tokens_per_second: float = Field(description="bandwidth ÷ weight bytes")
+    tokens_per_second: float = Field(description="The plan's decode speed: bandwidth ÷ (weights + KV cache)")
+    seconds_per_token: float = Field(description="1 ÷ tokens_per_second")
+    fits: bool = Field(description="Weights, KV cache and runtime fit on one GPU of this kind")
+
+
+class DecodeComparison(BaseModel):
+    """Decode speed of one model and precision on each GPU generation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(description="Model name")
+    precision: str = Field(description="Weight precision")
+    context_tokens: int = Field(description="Tokens in the KV cache")
+    selected: str = Field(description="The GPU the learner chose")
+    speeds: list[DecodeSpeed] = Field(description="One entry per generation, oldest first")
+
+    @property
+    def chosen(self) -> DecodeSpeed:
+        """The entry of the chosen GPU."""
+        return next(s for s in self.speeds if s.gpu == self.selected)
+
+
+def decode_speed(arch: Architecture, precision: str, gpu_id: str, context_tokens: int) -> DecodeSpeed:
+    """One sequence decoding on one GPU: every token reads the weights and its KV cache once."""
+    gpu = get_gpu(gpu_id)
+    req = PlanRequest.model_validate(
+        {
+            "model": arch.id if arch.id != "custom" else arch,
+            "precision": precision,
+            "gpu": gpu_id,
+            "context_tokens": context_tokens,
+        }
+    )
+    plan = make_plan(req)
+    assert plan.serve is not None
+    weights = weight_bytes(arch, precision) * compute.weight_share_read(arch, 1)
+    flops = compute.inference_flops(arch.active_parameters)
+    return DecodeSpeed(
+        gpu=gpu_id,
+        gpu_name=gpu.name,
+        bandwidth=gpu.bandwidth,
+        memory_bytes=gpu.memory_bytes,
+        weight_bytes=weights,
+        kv_bytes=plan.per_gpu.kv_cache,
+        flops_per_token=flops,
+        compute_seconds=flops / peak_flops(gpu, precision),
+        weights_only_tokens_per_second=gpu.bandwidth / weights,
+        tokens_per_second=plan.serve.tokens_per_second,
+        seconds_per_token=plan.serve.decode_seconds_per_token,
+        fits=plan.fits,
+    )
+
+
+def decode_comparison(
+    arch: Architecture, precision: str, gpu_id: str, context_tokens: int
+) -> DecodeComparison:
+    """The same decode on A100, H100 and H200."""
+    get_gpu(gpu_id)  # an unknown id raises a readable EngineError
+    return DecodeComparison(
+        model=arch.name,
+        precision=precision,
+        context_tokens=context_tokens,
+        selected=gpu_id,
+        speeds=[decode_speed(arch, precision, g, context_tokens) for g in GENERATIONS],
+    )
+
+
+class DecodePoint(BaseModel):
+    """A decode step of `batch` sequences placed on the roofline."""
+
+    model_config = ConfigDict(frozen=True)
+
+    batch: int = Field(description="Sequences decoded together")
+    flops: float = Field(description="2 × active parameters × batch")
+    bytes: float = Field(description="Bytes the step reads")
+    point: compute.RooflinePoint = Field(description="Intensity, attainable FLOP/s and the binding roof")
+    seconds: float = Field(description="Step time at the roofline: max(FLOPs ÷ peak, bytes ÷ bandwidth)")
+    throughput: float = Field(description="Tokens a second for the whole batch at that step time")
+
+
+class DecodeRoofline(BaseModel):
+    """The roofline of a GPU with decode placed on it, weights only and with each sequence's KV cache."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(description="Model name")
+    precision: str = Field(description="Weight precision")
+    roofline: compute.Roofline = Field(description="Peak, bandwidth, ridge and the curve")
+    weights_only: DecodePoint = Field(description="The step reading the weights alone")
+    with_kv: DecodePoint | None = Field(
+        description="The step reading each sequence's KV cache too (context > 0)"
+    )
+    context_tokens: int = Field(description="Tokens of KV cache per sequence (0: ignored)")
+    batch_at_ridge: int | None = Field(
+        description="Smallest batch whose weights-only intensity reaches the ridge"
+    )
+    batch_at_ridge_with_kv: int | None = Field(description="The same with KV caches read; null if never")
+    kv_limit_intensity: float | None = Field(
+        description="Intensity a huge batch tends to when KV caches are read"
+    )
+
+
+def _point(arch: Architecture, precision: str, gpu_id: str, batch: int, context_tokens: int) -> DecodePoint:
+    """One decode step: FLOPs against the weights (and KV caches) it reads."""
+    gpu = get_gpu(gpu_id)
+    flops = compute.inference_flops(arch.active_parameters, batch)
+    nbytes = weight_bytes(arch, precision) * compute.weight_share_read(arch, batch)
+    nbytes += kv_cache_bytes(arch, KV_PRECISION, context_tokens, batch) if context_tokens else 0
+    step = compute.bound(flops / peak_flops(gpu, precision), nbytes / gpu.bandwidth)
+    return DecodePoint(
+        batch=batch,
+        flops=flops,
+        bytes=nbytes,
+        point=compute.roofline_point(gpu_id, precision, flops / nbytes),
+        seconds=step.seconds,
+        throughput=batch / step.seconds,
+    )
+
+
+def _first_batch(reaches: Callable[[int], bool]) -> int | None:
+    """Smallest batch in 1..MAX_BATCH for which `reaches(batch)` holds (it is monotone), else None."""
+    if not reaches(MAX_BATCH):
+        return None
+    lo, hi = 1, MAX_BATCH
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reaches(mid) else (mid + 1, hi)
+    return lo
+
+
+def decode_roofline(
+    arch: Architecture, precision: str, batch: int, context_tokens: int = 0, gpu_id: str = "h100"
+) -> DecodeRoofline:
+    """Decode at a batch on the roofline; the batch at which it would cross the ridge."""
+    ridge = compute.ridge(gpu_id, precision)
+    weights = _point(arch, precision, gpu_id, batch, 0)
+    with_kv = _point(arch, precision, gpu_id, batch, context_tokens) if context_tokens else None
+    kv_seq = kv_cache_bytes(arch, KV_PRECISION, context_tokens, 1) if context_tokens else 0
+    limit = compute.inference_flops(arch.active_parameters) / kv_seq if kv_seq else None
+    return DecodeRoofline(
+        model=arch.name,
+        precision=precision,
+        roofline=compute.roofline(gpu_id, precision, weights.point.intensity),
+        weights_only=weights,
+        with_kv=with_kv,
+        context_tokens=context_tokens,
+        batch_at_ridge=_first_batch(lambda b: _point(arch, precision, gpu_id, b, 0).point.intensity >= ridge),
+        batch_at_ridge_with_kv=(
+            _first_batch(
+                lambda b: _point(arch, precision, gpu_id, b, context_tokens).point.intensity >= ridge
+            )
+            if context_tokens
+            else None
+        ),
+        kv_limit_intensity=limit,
+    )

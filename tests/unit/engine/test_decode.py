@@ -1,0 +1,73 @@
+"""Decode: tokens/s ≤ bandwidth ÷ bytes read; batching moves decode along the roofline toward the ridge."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine.decode import decode_comparison, decode_roofline, decode_speed
+from app.engine.models import get_model
+from app.engine.plan import PlanRequest, make_plan
+
+LLAMA_8B = get_model("llama-3.1-8b")
+
+
+def test_llama_8b_on_one_h100_reads_its_weights_at_about_209_tokens_a_second() -> None:
+    d = decode_speed(LLAMA_8B, "bf16", "h100", 8192)
+    assert d.weights_only_tokens_per_second == pytest.approx(208.6, rel=0.01)  # engine-cases case 10
+    assert d.tokens_per_second == pytest.approx(195.5, rel=0.01)  # case 11
+    assert d.seconds_per_token == pytest.approx(5.11e-3, rel=0.01)
+    assert d.compute_seconds < d.seconds_per_token / 50  # the maths is done long before the data arrives
+
+
+def test_the_decode_speed_is_the_plans_own() -> None:
+    plan = make_plan(PlanRequest(model="llama-3.1-8b", context_tokens=8192))
+    assert plan.serve is not None
+    assert decode_speed(LLAMA_8B, "bf16", "h100", 8192).tokens_per_second == plan.serve.tokens_per_second
+
+
+def test_decode_speed_follows_bandwidth_across_generations() -> None:
+    c = decode_comparison(LLAMA_8B, "bf16", "h100", 1)
+    a100, h100, h200 = c.speeds
+    assert (a100.gpu, h100.gpu, h200.gpu) == ("a100", "h100", "h200")
+    assert h200.tokens_per_second / h100.tokens_per_second == pytest.approx(4.8 / 3.35, rel=0.01)
+    assert h100.tokens_per_second / a100.tokens_per_second == pytest.approx(3.35 / 2.039, rel=0.01)
+    assert c.chosen is h100
+
+
+def test_fp8_reads_half_the_weight_bytes() -> None:
+    bf16, fp8 = decode_speed(LLAMA_8B, "bf16", "h100", 1), decode_speed(LLAMA_8B, "fp8", "h100", 1)
+    assert fp8.weights_only_tokens_per_second == pytest.approx(
+        2 * bf16.weights_only_tokens_per_second, rel=0.001
+    )
+
+
+def test_a_70b_model_in_bf16_does_not_fit_one_h100_but_its_ceiling_is_still_stated() -> None:
+    d = decode_speed(get_model("llama-3.1-70b"), "bf16", "h100", 8192)
+    assert not d.fits and d.tokens_per_second > 0
+
+
+def test_single_user_decode_sits_near_one_flop_a_byte_far_below_the_295_ridge() -> None:
+    r = decode_roofline(LLAMA_8B, "bf16", 1)
+    assert r.roofline.ridge == pytest.approx(295, rel=0.01)  # case 9
+    assert r.weights_only.point.intensity == pytest.approx(1.0, rel=0.001)
+    assert r.weights_only.point.binds == "memory-bandwidth"
+
+
+def test_batching_moves_decode_across_the_ridge_at_about_296_sequences() -> None:
+    r = decode_roofline(LLAMA_8B, "bf16", 1)
+    assert r.batch_at_ridge == 296
+    assert decode_roofline(LLAMA_8B, "bf16", 295).weights_only.point.binds == "memory-bandwidth"
+    assert decode_roofline(LLAMA_8B, "bf16", 296).weights_only.point.binds == "compute"
+    assert decode_roofline(LLAMA_8B, "fp8", 1).batch_at_ridge == 296  # the ridge doubles, bytes halve
+
+
+def test_with_each_sequences_kv_cache_read_decode_never_reaches_the_ridge() -> None:
+    r = decode_roofline(LLAMA_8B, "bf16", 64, context_tokens=1000)
+    assert r.with_kv is not None and r.with_kv.point.intensity < r.weights_only.point.intensity
+    assert r.kv_limit_intensity == pytest.approx(2 * LLAMA_8B.parameters / (131_072 * 1000))
+    assert r.batch_at_ridge_with_kv is None
+
+
+def test_throughput_grows_with_the_batch() -> None:
+    t = [decode_roofline(LLAMA_8B, "bf16", b).weights_only.throughput for b in (1, 8, 64, 512)]
+    assert t == sorted(t) and t[-1] > 100 * t[0]
