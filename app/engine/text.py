@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from app.engine.units import GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_YEAR
+from app.engine.units import GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_YEAR, TB
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def gb(nbytes: float, digits: int = 2) -> str:
-    """Bytes as decimal gigabytes: '16.06 GB'."""
+    """Bytes as decimal gigabytes: '16.06 GB'; from 100,000 GB on, terabytes: '6,493.7 TB'."""
+    if nbytes >= 1e5 * GB:
+        return f"{nbytes / TB:,.1f} TB"
     return f"{nbytes / GB:,.{digits}f} GB"
 
 

@@ -32,7 +32,9 @@ def test_case_2_seven_billion_parameters_at_16_bits_are_14_gb_or_13_04_gib() -> 
 
 
 @pytest.mark.parametrize(("precision", "expected_gb"), [("bf16", 141.1), ("fp8", 70.6)])
-def test_case_3_llama_70b_weights_are_141_1_gb_in_bf16_and_70_6_gb_in_fp8(precision: str, expected_gb: float) -> None:
+def test_case_3_llama_70b_weights_are_141_1_gb_in_bf16_and_70_6_gb_in_fp8(
+    precision: str, expected_gb: float
+) -> None:
     """70,553,706,496 parameters × 2 B or × 1 B (+ per-tensor fp8 scales, a few kB). Tolerance 1 %."""
     assert weight_bytes(LLAMA_70B, precision) / GB == pytest.approx(expected_gb, rel=0.01)
 
@@ -52,7 +54,9 @@ def test_case_5_llama_8b_kv_cache_for_131_072_tokens_is_17_18_gb_or_16_gib() -> 
 def test_case_6_serving_llama_8b_on_one_gpu_takes_about_19_gb_and_fits() -> None:
     """Weights + KV (8,192 tokens) + workspace + runtime ≈ 19 GB (the lesson's figure; EleutherAI's
     1.2 × weights rule gives 19.3 GB). Tolerance: 18.5-19.5 GB."""
-    plan = make_plan(PlanRequest(model="llama-3.1-8b", precision="bf16", gpus=1, batch_size=1, context_tokens=8192))
+    plan = make_plan(
+        PlanRequest(model="llama-3.1-8b", precision="bf16", gpus=1, batch_size=1, context_tokens=8192)
+    )
     assert 18.5 * GB <= plan.per_gpu.total <= 19.5 * GB
     assert plan.fits
     assert plan.per_gpu.capacity == 80 * GB
@@ -78,7 +82,9 @@ def test_case_8_zero_over_8_gpus_leaves_44_2_30_1_16_1_gb_a_gpu_before_activatio
 
 
 @pytest.mark.parametrize(("precision", "expected"), [("bf16", 295), ("fp8", 591)])
-def test_case_9_h100_ridge_point_is_295_flops_a_byte_in_bf16_and_591_in_fp8(precision: str, expected: float) -> None:
+def test_case_9_h100_ridge_point_is_295_flops_a_byte_in_bf16_and_591_in_fp8(
+    precision: str, expected: float
+) -> None:
     """989 (or 1,979) dense TFLOPS ÷ 3.35 TB/s (H100 datasheet). Tolerance 1 %."""
     assert ridge("h100", precision) == pytest.approx(expected, rel=0.01)
 
@@ -129,7 +135,9 @@ def test_case_14_that_run_takes_66_days_on_16384_h100s_at_41_percent_and_millenn
 
 def test_case_15_llama_8b_on_15_t_tokens_takes_one_dgx_1_about_7_2_years() -> None:
     """6 × 8.03 B × 15 × 10¹² = 7.2 × 10²³ FLOPs ÷ (8 × 989 TFLOPS × 0.4). Tolerance 2 %."""
-    plan = make_plan(PlanRequest(model="llama-3.1-8b", mode="train", gpus=DGX_H100.gpus, train_tokens=15e12, mfu=0.4))
+    plan = make_plan(
+        PlanRequest(model="llama-3.1-8b", mode="train", gpus=DGX_H100.gpus, train_tokens=15e12, mfu=0.4)
+    )
     assert plan.train is not None
     assert plan.train.flops == pytest.approx(7.2e23, rel=0.02)
     assert plan.train.seconds / SECONDS_PER_YEAR == pytest.approx(7.2, rel=0.02)

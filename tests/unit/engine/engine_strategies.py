@@ -1,0 +1,63 @@
+"""Hypothesis strategies for the engine's laws: catalog and custom models, and plan requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from app.engine.models import CATALOG, Architecture
+from app.engine.units import PRECISIONS
+from app.engine.workload import TRAINING_PRECISIONS, PlanRequest
+
+# Every law runs the same examples on every machine: derandomized, no deadline (CI machines vary).
+LAW = settings(max_examples=150, derandomize=True, deadline=None)
+
+
+@st.composite
+def architectures(draw: st.DrawFn) -> Architecture:
+    """A small-to-large custom decoder: any shape the request model accepts, within reason."""
+    kv_heads = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    heads = kv_heads * draw(st.integers(1, 8))
+    experts = draw(st.sampled_from([1, 1, 4, 8, 16]))
+    return Architecture(
+        layers=draw(st.integers(1, 128)),
+        hidden=draw(st.integers(64, 16_384)),
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=draw(st.sampled_from([32, 64, 128, 256])),
+        ffn=draw(st.integers(64, 65_536)),
+        vocab=draw(st.integers(256, 262_144)),
+        tied_embeddings=draw(st.booleans()),
+        experts=experts,
+        experts_per_token=draw(st.integers(1, experts)),
+        gated_mlp=draw(st.booleans()),
+    )
+
+
+models = st.one_of(st.sampled_from(sorted(CATALOG)), architectures())
+precisions = st.sampled_from(PRECISIONS)
+
+
+@st.composite
+def requests(draw: st.DrawFn, **fixed: Any) -> PlanRequest:
+    """A plan request in either mode, with any fields fixed by the caller."""
+    mode = fixed.get("mode", draw(st.sampled_from(["serve", "train"])))
+    fields: dict[str, Any] = {
+        "model": draw(models),
+        "mode": mode,
+        "precision": draw(st.sampled_from(TRAINING_PRECISIONS if mode == "train" else PRECISIONS)),
+        "kv_precision": draw(precisions),
+        "gpus": draw(st.sampled_from([1, 2, 3, 4, 8, 16, 64, 1024])),
+        "sharding": draw(st.sampled_from(["none", "zero1", "zero2", "zero3"])),
+        "batch_size": draw(st.integers(1, 256)),
+        "context_tokens": draw(st.integers(1, 131_072)),
+        "prompt_tokens": draw(st.integers(1, 8192)),
+        "output_tokens": draw(st.integers(1, 4096)),
+        "optimizer": draw(st.sampled_from(["adam", "adam-fp32", "sgd-momentum", "adam-8bit"])),
+        "activation_checkpointing": draw(st.booleans()),
+        "mfu": draw(st.floats(0.05, 1.0)),
+    }
+    fields.update(fixed)
+    return PlanRequest(**fields)
