@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -125,6 +126,11 @@ class WidgetView(BaseModel):
 
     def field_names(self) -> list[str]:
         return list(self.values)
+
+    def url_with(self, changes: Mapping[str, Any]) -> str:
+        """This instance's address (its step inside a lesson) with some inputs changed: a shareable link."""
+        values = {**self.values, **{k: _text(v) for k, v in changes.items() if k in self.values}}
+        return f"{self.action}?" + urlencode({"w": self.index, **values})
 
 
 def _text(value: Any) -> str:
