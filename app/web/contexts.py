@@ -162,6 +162,8 @@ def widget_view(
         params = parse_params(widget, defaults)  # show the lesson's own result beside the messages
     view.params = params
     view.result = widget.compute(params)
+    if widget.form_state is not None:
+        view.values.update(widget.form_state(view.result))  # a live run's start time travels with the page
     if widget.node_load is not None:
         view.node = widget.node_load(params, view.result)
     return view

@@ -33,6 +33,8 @@ async def widget(request: Request, name: str, tpl: Tpl) -> HTMLResponse:
     body = tpl.blocks(found.template, ["result", "errors"], w=view, oob=True)
     if view.node is not None:
         body += tpl.block("panel.html", "panel", panel=panel_view(view.node), oob=True)
+    if found.running is not None and not view.errors and not found.running(view.result):
+        status = 286  # htmx stops polling: the live run has finished or is paused
     if view.errors:
         headers["HX-Reswap"] = "none"  # keep the last good result; the messages swap in beside the fields
     elif lesson and step:

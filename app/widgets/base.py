@@ -24,6 +24,10 @@ class Widget:
     description: str = ""
     live: bool = False  # polls while a simulation runs
     extra: dict[str, Any] = field(default_factory=dict)
+    # Live widgets: is the result still running (keep polling; else the htmx answer is 286, stop)?
+    running: Callable[[Any], bool] | None = None
+    # Live widgets: form values the result sets (a run's start time), written back to the form and URL.
+    form_state: Callable[[Any], Mapping[str, str]] | None = None
 
 
 def one_of(*allowed: int) -> AfterValidator:

@@ -1,0 +1,124 @@
+"""Live simulations on a stateless server: the page carries when a run started, the server works out the rest.
+
+A run plays in wall-clock time on the learner's screen and in fast simulated time inside the engine.
+The page holds four values (in hidden form fields and in its URL): `started_at`, the epoch second the
+current running stretch began (0 when not running); `elapsed`, the wall seconds already played before
+it; `run_of`, a fingerprint of the settings the run belongs to; and `action`, the button just pressed.
+From these, the settings and the clock, any server process computes the same state: nothing is kept
+between requests, and a reload resumes where the run is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Action = Literal["", "start", "pause", "reset"]
+Status = Literal["ready", "running", "paused", "finished"]
+LIVE_FIELDS = ("started_at", "elapsed", "run_of", "action")
+PLAY_OPTIONS = [("5", "5 seconds"), ("20", "20 seconds"), ("60", "1 minute"), ("180", "3 minutes")]
+
+
+def clock() -> float:
+    """Wall-clock seconds since the epoch (tests replace this)."""
+    return time.time()
+
+
+class LiveParams(BaseModel):
+    """The fields every live widget carries besides its settings."""
+
+    seed: int = Field(default=1, ge=0, le=2**31 - 1, description="Seed of the run's randomness")
+    play_seconds: int = Field(default=60, ge=1, le=600, description="Wall seconds the whole run plays in")
+    started_at: float = Field(
+        default=0,
+        ge=0,
+        le=1e11,
+        allow_inf_nan=False,
+        description="Epoch second the current running stretch began; 0 when not running",
+    )
+    elapsed: float = Field(
+        default=0,
+        ge=0,
+        le=1e9,
+        allow_inf_nan=False,
+        description="Wall seconds already played before that stretch",
+    )
+    run_of: str = Field(
+        default="",
+        max_length=16,
+        pattern=r"^[0-9a-f]*$",
+        description="Fingerprint of the settings the run was started with",
+    )
+    action: Action = Field(default="", description="The button just pressed: start, pause or reset")
+
+    def fingerprint(self) -> str:
+        """A short hash of the settings (not the live fields): a change of settings starts a new run."""
+        settings = self.model_dump(exclude=set(LIVE_FIELDS))
+        return hashlib.sha1(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
+class LiveState(BaseModel):
+    """Where a run stands on the wall clock, after the button pressed has been applied."""
+
+    status: Status
+    started_at: float = Field(description="Epoch second the running stretch began; 0 when not running")
+    elapsed: float = Field(description="Wall seconds played before started_at")
+    played: float = Field(description="Wall seconds played in all, up to now")
+    duration: float = Field(description="Wall seconds the whole run plays for")
+    run_of: str
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def form_values(self) -> dict[str, str]:
+        """The hidden fields the page keeps for the next request (and the URL keeps for a reload)."""
+        return {
+            "started_at": f"{self.started_at:.3f}" if self.started_at else "0",
+            "elapsed": f"{self.elapsed:.3f}" if self.elapsed else "0",
+            "run_of": self.run_of,
+            "action": "",
+        }
+
+
+def resolve(params: LiveParams, duration: float, now: float) -> LiveState:
+    """Apply the button pressed, and any change of settings, at wall time `now`.
+
+    Changing a setting starts the run again from the beginning (still running if it was), because the
+    state is a function of one set of settings. A run that reaches its end stops there.
+    """
+    started = min(params.started_at, now)
+    elapsed = params.elapsed
+    fingerprint = params.fingerprint()
+    if params.run_of and params.run_of != fingerprint:
+        elapsed, started = 0.0, (now if started else 0.0)
+    played = elapsed + (now - started if started else 0.0)
+    if params.action == "start":
+        played = 0.0 if played >= duration else played
+        started, elapsed = now, played
+    elif params.action == "pause" and started:
+        started, elapsed = 0.0, played
+    elif params.action == "reset":
+        started, elapsed, played = 0.0, 0.0, 0.0
+    if played >= duration:
+        return LiveState(
+            status="finished",
+            started_at=0.0,
+            elapsed=duration,
+            played=duration,
+            duration=duration,
+            run_of=fingerprint,
+        )
+    status: Status = "running" if started else ("paused" if played > 0 else "ready")
+    return LiveState(
+        status=status,
+        started_at=started,
+        elapsed=elapsed,
+        played=played,
+        duration=duration,
+        run_of=fingerprint,
+    )

@@ -1,0 +1,234 @@
+"""Live training run: 6·N·D of maths at an MFU, played in fast simulated time, fed by a data loader."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field, field_validator
+
+from app.engine import compute as engine_compute
+from app.engine.errors import DoesNotFit
+from app.engine.hardware import get_gpu, peak_flops
+from app.engine.models import CATALOG, check_model_id
+from app.engine.placement import NodeLoad
+from app.engine.plan import make_plan
+from app.engine.plan import node_load as plan_node_load
+from app.engine.run_load import training_load
+from app.engine.training_run import TrainingRun, TrainingSnapshot, loss_at, simulate_training
+from app.format import num, pct
+from app.widgets import _live
+from app.widgets._chart import Frame, Plot
+from app.widgets.base import Widget, one_of
+from app.widgets.registry import register
+
+SEQUENCE_TOKENS = 2048  # tokens a training sequence: short enough to train without recomputation
+# A starved run plays slower on screen, but at most this many times slower than the GPUs' own pace.
+MAX_SLOWDOWN = 4
+GPU_CHOICES = (1, 2, 4, 8, 16, 32, 64)
+
+
+def model_choices() -> list[tuple[str, str]]:
+    """Catalog models as select options."""
+    return [(m.id, m.name) for m in CATALOG.values()]
+
+
+class Params(_live.LiveParams):
+    """Settings of the run; the live fields (start time, seed, replay length) come from LiveParams."""
+
+    model: str = Field(default="llama-3.1-8b", description="Catalog model id")
+    gpus: Annotated[int, one_of(*GPU_CHOICES)] = Field(default=8, description="Data-parallel GPUs (ZeRO-3)")
+    mfu: float = Field(
+        default=0.4, ge=0.05, le=1, allow_inf_nan=False, description="Share of peak FLOPS reached"
+    )
+    tokens: float = Field(default=1e9, ge=1e6, le=1e13, allow_inf_nan=False, description="Tokens to train on")
+    loader_samples_per_second: float = Field(
+        default=64,
+        ge=0.1,
+        le=1e6,
+        allow_inf_nan=False,
+        description=f"Sequences of {SEQUENCE_TOKENS:,} tokens a second the data loader delivers",
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        return check_model_id(value)
+
+
+class LossChart(BaseModel):
+    """The loss curve so far, on axes that span the whole run."""
+
+    frame: Frame
+    points: str
+    now_x: float
+    now_y: float
+    checkpoints: list[float] = Field(description="x of each checkpoint shown")
+    caption: str
+
+
+class Result(BaseModel):
+    """Everything the training-run template shows."""
+
+    model_name: str
+    model_choices: list[tuple[str, str]]
+    gpu_options: list[tuple[str, str]] = [
+        (str(n), f"{n} ({n // 8} dgx-1 nodes)" if n > 8 else str(n)) for n in GPU_CHOICES
+    ]
+    play_options: list[tuple[str, str]] = _live.PLAY_OPTIONS
+    sequence_tokens: int = SEQUENCE_TOKENS
+    fits: bool
+    refusal: str = ""
+    live: _live.LiveState
+    speed: float = Field(description="Simulated seconds per wall second")
+    snap: TrainingSnapshot | None = None
+    parameters: int
+    tokens: float
+    gpus: int
+    mfu: float
+    peak_flops: float
+    flops: float
+    gpu_sequences_per_second: float = 0
+    loader_tokens_per_second: float = 0
+    starved_share: float = 0
+    checkpoint_bytes: int = 0
+    chart: LossChart | None = None
+    announcement: str
+    node: NodeLoad
+
+
+def _run(p: Params) -> TrainingRun:
+    return TrainingRun(
+        model=p.model, gpus=p.gpus, sharding="zero3", batch_size=1, context_tokens=SEQUENCE_TOKENS,
+        train_tokens=p.tokens, activation_checkpointing=False, mfu=p.mfu,
+        loader_samples_per_second=p.loader_samples_per_second,
+    )  # fmt: skip
+
+
+def _chart(run: TrainingRun, snap: TrainingSnapshot, parameters: int, vocab: int) -> LossChart:
+    """Loss against tokens: the x axis is the whole run, so the curve grows to the right as it trains."""
+    start = loss_at(parameters, 0, vocab)
+    plot = Plot(560, 220, x_max=run.train_tokens, y_max=start * 1.05)
+    xs = [0.0, *(p.tokens for p in snap.loss_curve), snap.tokens_done]
+    ys = [start, *(p.loss for p in snap.loss_curve), snap.loss if snap.tokens_done else start]
+    frame = plot.frame("Tokens trained on", "Loss (nats a token)", lambda v: _short(v), lambda v: f"{v:g}")
+    shown = snap.loss_curve[-1] if snap.loss_curve else None
+    caption = (
+        f"Loss fell from {start:.2f} at the start to {snap.loss:.2f} after {_short(snap.tokens_done)} "
+        f"of {_short(run.train_tokens)} tokens."
+        if shown
+        else f"No loss yet: the run has not trained on its first {_short(run.train_tokens / 64)} tokens."
+    )
+    return LossChart(
+        frame=frame,
+        points=plot.points(xs, ys),
+        now_x=plot.x(snap.tokens_done),
+        now_y=plot.y(ys[-1]),
+        checkpoints=[plot.x(c.tokens) for c in snap.checkpoints],
+        caption=caption,
+    )
+
+
+def _short(tokens: float) -> str:
+    """A token count for an axis: 500M, 1B, 1.5T."""
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if tokens >= scale:
+            return f"{tokens / scale:.3g}{unit}"
+    return f"{tokens:.0f}"
+
+
+def _announce(state: _live.LiveState, snap: TrainingSnapshot | None) -> str:
+    """What a screen reader hears: only when the status or the checkpoint count changes."""
+    if state.status == "ready" or snap is None:
+        return "Training run ready to start."
+    if state.status == "finished":
+        return f"Training run finished: {num(snap.tokens_done)} tokens, final loss {snap.loss:.2f}."
+    if state.status == "paused":
+        return f"Training run paused at {pct(snap.progress)}."
+    saved = (
+        f" {snap.checkpoints_written} checkpoint"
+        + ("s" if snap.checkpoints_written != 1 else "")
+        + " written."
+    )
+    starved = " The GPUs are waiting on the data loader." if snap.loader_bound else ""
+    return f"Training run running.{saved if snap.checkpoints_written else ''}{starved}"
+
+
+def compute(params: Params) -> Result:
+    """The run's state now: settings, button pressed and start time in, snapshot and chart out."""
+    run = _run(params)
+    arch = run.plan_request().architecture
+    gpu = get_gpu(run.gpu)
+    peak = peak_flops(gpu, run.precision)
+    base = dict(
+        model_name=arch.name,
+        model_choices=model_choices(),
+        parameters=arch.active_parameters,
+        tokens=run.train_tokens,
+        gpus=run.gpus,
+        mfu=run.mfu,
+        peak_flops=peak,
+        flops=engine_compute.training_flops(arch.active_parameters, run.train_tokens),
+    )
+    try:
+        first = simulate_training(run, params.seed, 0)
+        ideal = simulate_training(run.model_copy(update={"loader_samples_per_second": None}), params.seed, 0)
+    except DoesNotFit as exc:
+        plan = make_plan(run.plan_request())
+        live = _live.LiveState(status="ready", started_at=0, elapsed=0, played=0, duration=1, run_of="")
+        return Result(
+            **base,
+            fits=False,
+            refusal=f"This run cannot start: {exc}",
+            live=live,
+            speed=0,
+            announcement=f"Does not fit: {exc}",
+            node=plan_node_load(plan),
+        )
+    speed = max(
+        ideal.total_seconds / params.play_seconds, first.total_seconds / (MAX_SLOWDOWN * params.play_seconds)
+    )
+    live = _live.resolve(params, first.total_seconds / speed, _live.clock())
+    snap = simulate_training(run, params.seed, live.played * speed)
+    shown = None if live.status == "ready" else snap
+    node = training_load(run, shown, running=live.running)
+    return Result(
+        **base, fits=True, live=live, speed=speed, snap=snap,
+        gpu_sequences_per_second=snap.gpu_tokens_per_second / SEQUENCE_TOKENS,
+        loader_tokens_per_second=snap.loader_tokens_per_second or 0.0,
+        starved_share=1 - min(1.0, (snap.loader_tokens_per_second or 0) / snap.gpu_tokens_per_second),
+        checkpoint_bytes=simulate_training(run, params.seed, first.total_seconds).checkpoints[-1].bytes,
+        chart=_chart(run, snap, arch.parameters, arch.vocab), announcement=_announce(live, shown),
+        node=node,
+    )  # fmt: skip
+
+
+def node_load(params: Params, result: Result) -> NodeLoad:
+    """The run's memory on dgx-1, busy as it is right now."""
+    return result.node
+
+
+def running(result: Result) -> bool:
+    """Keep polling while the run runs."""
+    return result.live.running
+
+
+def form_state(result: Result) -> dict[str, str]:
+    """Hidden fields the next request (and a reload) needs."""
+    return result.live.form_values()
+
+
+WIDGET = register(
+    Widget(
+        name="training-run",
+        title="A training run on dgx-1",
+        params=Params,
+        compute=compute,
+        template="widgets/training-run.html",
+        node_load=node_load,
+        description="A live training run: 6·N·D FLOPs at an MFU, tokens/s, ETA, loss, utilisation, power, "
+        "checkpoints, and a data loader that can starve the GPUs.",
+        live=True,
+        running=running,
+        form_state=form_state,
+    )
+)
