@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.classroom.classes import ClassBanner
 from app.engine.placement import COMPONENTS, NodeLoad, idle_node
 from app.format import gb
 from app.lessons.model import Lesson, Step
@@ -181,6 +182,12 @@ class StepPage(BaseModel):
     done: set[int]
     minutes_left: int
     cheatsheet: list[Step] = Field(default_factory=list)
+    classroom: ClassBanner | None = Field(default=None, description="The learner's class banner, when in a class")
+
+    @property
+    def locked(self) -> bool:
+        """The learner's class is held at an earlier step: this one shows a message instead."""
+        return self.classroom is not None and self.classroom.locked
 
     def block_widgets(self) -> list[tuple[int, Any]]:
         return list(enumerate(self.step.blocks))

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 
 from fastapi import HTTPException
 
-from app.classroom import progress
+from app.classroom import classes, progress
 from app.classroom.db import Database
 from app.lessons.model import Lesson
+from app.web import predictions
 from app.web.contexts import StepPage, panel_view, widget_view
 from app.widgets.registry import get_widget
 
@@ -18,6 +19,10 @@ async def build_step_page(db: Database, learner: str, lesson: Lesson, number: in
     step = lesson.step(number)
     if step is None:
         raise HTTPException(status_code=404, detail=f"'{lesson.title}' has {len(lesson.steps)} steps; there is no step {number}.")
+    klass = await classes.note_step(db, learner, lesson.slug, number)
+    if klass is not None and klass.locked:  # held back by the class: say so, record nothing
+        return StepPage(lesson=lesson, step=step, widgets={}, panel=panel_view(None), done=set(),
+                        minutes_left=round(lesson.minutes_after(number)), classroom=klass)
     await progress.record_visit(db, learner, lesson.slug, number)
     target = query.get("w", "1")
     views = {}
@@ -31,8 +36,10 @@ async def build_step_page(db: Database, learner: str, lesson: Lesson, number: in
         index += 1
         typed = query if target == str(index) else {}
         views[i] = widget_view(widget, block.params, typed, index=index, lesson=lesson.slug, step=number)
-    node = next((v.node for v in views.values() if v.node is not None), None)
+    await predictions.attach(db, learner, lesson.slug, step, views)  # closed until the learner's guess is in
+    revealed = next((v.node for v in views.values() if v.node is not None and "predict" in v.extra), None)
+    node = revealed or next((v.node for v in views.values() if v.node is not None), None)
     done = (await progress.progress_by_lesson(db, learner)).get(lesson.slug, progress.LessonProgress()).done
     cheats = lesson.steps if any(b.kind == "cheatsheet" for b in step.blocks) else []
     return StepPage(lesson=lesson, step=step, widgets=views, panel=panel_view(node), done=done,
-                    minutes_left=round(lesson.minutes_after(number)), cheatsheet=cheats)
+                    minutes_left=round(lesson.minutes_after(number)), cheatsheet=cheats, classroom=klass)

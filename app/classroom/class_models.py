@@ -1,0 +1,68 @@
+"""Tables of class instances: a class, its members and their time on each step."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.classroom.db import Base
+from app.classroom.models import utcnow
+
+
+class Classroom(Base):
+    """A class instance of one lesson, run by whoever holds its key (stored only as a hash)."""
+
+    __tablename__ = "classes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    code: Mapped[str] = mapped_column(String(12), unique=True, doc="What the room types to join")
+    title: Mapped[str] = mapped_column(String(120))
+    lesson: Mapped[str] = mapped_column(String(100))
+    key_hash: Mapped[str] = mapped_column(String(64), doc="SHA-256 of the instructor's key, hex")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    ends_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    pace_mode: Mapped[str] = mapped_column(String(8), default="free", doc="free | bring | hold")
+    pace_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    pace_move: Mapped[bool] = mapped_column(Boolean, default=False, doc="bring: move learners, not just tell them")
+    pace_version: Mapped[int] = mapped_column(Integer, default=0, doc="Bumped on every pacing change or close")
+    idle_minutes: Mapped[int] = mapped_column(Integer, default=5)
+    revealed: Mapped[list[Any]] = mapped_column(JSON, default=list, doc="Drill keys shown on the projector")
+    outline: Mapped[dict[str, Any]] = mapped_column(
+        JSON, default=dict, doc="The lesson's title, steps and drills when the class was created")
+
+
+class Member(Base):
+    """A learner's cookie identity attached to a class under a display name."""
+
+    __tablename__ = "class_members"
+    __table_args__ = (
+        UniqueConstraint("class_id", "learner_id", name="uq_member_learner"),
+        UniqueConstraint("class_id", "name_key", name="uq_member_name"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    class_id: Mapped[int] = mapped_column(ForeignKey("classes.id", ondelete="CASCADE"), index=True)
+    learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    name_key: Mapped[str] = mapped_column(String(40), doc="The name case-folded, for uniqueness")
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    step: Mapped[int | None] = mapped_column(Integer, nullable=True, doc="The step they are on")
+    arrived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    counted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    last_active: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    moved_version: Mapped[int] = mapped_column(Integer, default=0, doc="Last pace version that moved them")
+
+
+class StepTime(Base):
+    """Seconds a member spent on one step of the class's lesson while the class was open."""
+
+    __tablename__ = "class_step_times"
+
+    member_id: Mapped[int] = mapped_column(ForeignKey("class_members.id", ondelete="CASCADE"), primary_key=True)
+    step: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    visits: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,387 @@
+"""Class instances: create, join, pace, close and delete; every piece of state lives in the database."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from pydantic import BaseModel, Field
+from sqlalchemy import delete, exists, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.classroom.class_models import Classroom, Member, StepTime
+from app.classroom.db import Database
+from app.classroom.models import DrillAttempt, RateHit, utcnow
+from app.classroom.outline import Outline
+from app.classroom.progress import _insert, touch_learner
+from app.classroom.ratelimit import hit
+
+# 31 symbols: digits and capitals without the look-alikes 0/O, 1/I/L. 31**6 = 887,503,681 codes.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 6
+NAME_MAX = 40
+TITLE_MAX = 120
+IDLE_CAP = timedelta(minutes=20)  # time on a step stops counting after this long without a page view
+PACE_MODES = ("free", "bring", "hold")
+
+# Rate limits, per client address, shared by every process through the database (see docs/classroom.md).
+JOIN_LIMIT = (600, 600)  # join attempts of any kind: 600 per 10 minutes (a room of 300 behind one NAT)
+WRONG_CODE_LIMIT = (30, 600)  # codes that match no open class: 30 per 10 minutes
+CREATE_LIMIT = (30, 600)  # class creations (and admin-token guesses): 30 per 10 minutes
+
+
+class ClassError(Exception):
+    """Input a person can fix: the message goes next to `field`, with an HTTP status."""
+
+    def __init__(self, field: str, message: str, status: int = 422) -> None:
+        self.field, self.message, self.status = field, message, status
+        super().__init__(message)
+
+
+class TooManyAttempts(Exception):
+    """A client went past a rate limit; retry_after is in seconds."""
+
+    def __init__(self, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(f"Too many attempts from your network. Wait {retry_after} s and try again.")
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; every time we store is UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def key_ok(klass: Classroom, key: str | None) -> bool:
+    """Constant-time check of an instructor key against the stored hash."""
+    return bool(key) and hmac.compare_digest(hash_key(key or ""), klass.key_hash)
+
+
+def normalise_code(text: str) -> str | None:
+    """'k7m-3qx ' -> 'K7M3QX'; None when it cannot be a class code."""
+    code = re.sub(r"[\s-]", "", text).upper()
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+def clean_name(text: str) -> tuple[str, str]:
+    """A display name trimmed and checked, and its case-folded key for uniqueness."""
+    name = " ".join(unicodedata.normalize("NFKC", text).split())
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise ClassError("name", "Use letters, digits and punctuation only.")
+    if not name:
+        raise ClassError("name", "Enter the name the instructor will see, such as your first name.")
+    if len(name) > NAME_MAX:
+        raise ClassError("name", f"Keep it to {NAME_MAX} characters or fewer.")
+    return name, name.casefold()[:NAME_MAX]
+
+
+def horizon(klass: Classroom) -> datetime | None:
+    """When the class stopped recording: closed, or past its end time; None while it runs."""
+    ends = [t for t in (aware(klass.closed_at), aware(klass.ends_at)) if t is not None]
+    return min(ends) if ends else None
+
+
+def is_open(klass: Classroom, now: datetime | None = None) -> bool:
+    end = horizon(klass)
+    return end is None or end > (now or utcnow())
+
+
+def client_key(host: str | None) -> str:
+    return host or "unknown"
+
+
+async def _over(db: Database, key: str, limit: int, window_seconds: int) -> int | None:
+    """Seconds to wait when key is already past its limit in this window, else None (reads only)."""
+    now = time.time()
+    async with db.session() as s:
+        hits = (await s.execute(select(RateHit.hits).where(
+            RateHit.key == key, RateHit.window == int(now // window_seconds)))).scalar_one_or_none()
+    return int(window_seconds - now % window_seconds) + 1 if hits is not None and hits >= limit else None
+
+
+async def _count(db: Database, key: str, limit: tuple[int, int]) -> None:
+    from app.classroom.ratelimit import RateLimited
+
+    try:
+        await hit(db, key, *limit)
+    except RateLimited as exc:
+        raise TooManyAttempts(exc.retry_after) from exc
+
+
+# --- creating ---------------------------------------------------------------------------------------
+
+
+async def guard_create(db: Database, client: str) -> None:
+    """Count a try at creating a class (right or wrong admin token alike) against the client's limit."""
+    await _count(db, f"create:{client}", CREATE_LIMIT)
+
+
+async def create_class(db: Database, title: str, outline: Outline, ends_in_hours: float | None) -> tuple[Classroom, str]:
+    """A new class and its instructor key (returned once; only its hash is stored)."""
+    title = " ".join(title.split())
+    if not title:
+        raise ClassError("title", "Give the class a title the room will recognise, such as 'GPU basics, Tuesday'.")
+    if len(title) > TITLE_MAX:
+        raise ClassError("title", f"Keep the title to {TITLE_MAX} characters or fewer.")
+    key = secrets.token_urlsafe(24)
+    now = utcnow()
+    ends = now + timedelta(hours=ends_in_hours) if ends_in_hours else None
+    for _ in range(8):  # a collision among 887 million codes is rare; try again when it happens
+        klass = Classroom(code=new_code(), title=title, lesson=outline.slug, key_hash=hash_key(key), created_at=now,
+                          ends_at=ends, revealed=[], outline=outline.to_json(), pace_mode="free", pace_version=0,
+                          idle_minutes=5)
+        try:
+            async with db.session() as s:
+                s.add(klass)
+            return klass, key
+        except IntegrityError:
+            continue
+    raise ClassError("title", "Could not find a free class code; try again.", status=503)
+
+
+async def get_class(db: Database, code: str) -> Classroom | None:
+    norm = normalise_code(code)
+    if norm is None:
+        return None
+    async with db.session() as s:
+        found: Classroom | None = (await s.execute(select(Classroom).where(Classroom.code == norm))).scalar_one_or_none()
+        return found
+
+
+# --- joining ----------------------------------------------------------------------------------------
+
+
+async def membership(db: Database, klass: Classroom, learner_id: str) -> Member | None:
+    async with db.session() as s:
+        found: Member | None = (await s.execute(select(Member).where(
+            Member.class_id == klass.id, Member.learner_id == learner_id))).scalar_one_or_none()
+        return found
+
+
+async def find_open_class(db: Database, code_text: str, client: str) -> Classroom:
+    """The open class with this code; a wrong code counts against the client's limit."""
+    wait = await _over(db, f"join-wrong:{client}", *WRONG_CODE_LIMIT)
+    if wait is not None:
+        raise TooManyAttempts(wait)
+    if not code_text.strip():
+        raise ClassError("code", "Enter the class code shown on the projector.")
+    klass = await get_class(db, code_text)
+    if klass is None or not is_open(klass):
+        await _count(db, f"join-wrong:{client}", WRONG_CODE_LIMIT)
+        if normalise_code(code_text) is None:
+            raise ClassError("code", "A class code is six letters and digits, such as K7M3QX.")
+        if klass is not None:
+            raise ClassError("code", "This class has ended. Ask the instructor for the new code.", status=410)
+        raise ClassError("code", "No class has this code. Check the six characters on the projector.", status=404)
+    return klass
+
+
+async def join(db: Database, code_text: str, name_text: str, learner_id: str, client: str) -> tuple[Classroom, Member]:
+    """Attach the learner to the class under a unique name; a learner already in it simply resumes."""
+    await _count(db, f"join:{client}", JOIN_LIMIT)
+    klass = await find_open_class(db, code_text, client)
+    existing = await membership(db, klass, learner_id)
+    if existing is not None:
+        return klass, existing
+    name, name_key = clean_name(name_text)
+    now = utcnow()
+    member = Member(class_id=klass.id, learner_id=learner_id, name=name, name_key=name_key, joined_at=now,
+                    last_active=now, moved_version=0)
+    try:
+        async with db.session() as s:
+            await touch_learner(s, learner_id)
+            s.add(member)
+    except IntegrityError:
+        again = await membership(db, klass, learner_id)  # a double submit from the same browser
+        if again is not None:
+            return klass, again
+        raise ClassError("name", f"Someone in this class is already called '{name}'. Add an initial.",
+                         status=409) from None
+    return klass, member
+
+
+# --- the learner's side while on a step ---------------------------------------------------------------
+
+
+class ClassBanner(BaseModel):
+    """What a learner in a class sees above a step, and whether this step is held back."""
+
+    code: str
+    title: str
+    name: str
+    lesson: str
+    page_step: int
+    open: bool
+    mode: str = Field(description="free | bring | hold")
+    pace_step: int | None
+    move: bool
+    token: str = Field(description="Changes whenever the banner would change; the poll sends it back")
+    locked: bool = Field(description="This step is after the step the class is held at")
+    pending_move: bool = Field(description="The instructor moved the class and this learner is elsewhere")
+
+
+def _banner(klass: Classroom, member: Member, page_step: int, now: datetime) -> ClassBanner:
+    open_ = is_open(klass, now)
+    mode = klass.pace_mode if open_ else "free"
+    locked = mode == "hold" and klass.pace_step is not None and page_step > klass.pace_step
+    pending = (mode == "bring" and klass.pace_move and member.moved_version < klass.pace_version
+               and page_step != klass.pace_step)
+    return ClassBanner(code=klass.code, title=klass.title, name=member.name, lesson=klass.lesson,
+                       page_step=page_step, open=open_, mode=mode, pace_step=klass.pace_step, move=klass.pace_move,
+                       token=f"{klass.pace_version}.{int(open_)}", locked=locked, pending_move=pending)
+
+
+async def _latest(s: AsyncSession, learner_id: str, lesson: str) -> tuple[Classroom, Member] | None:
+    row = (await s.execute(
+        select(Classroom, Member).join(Member, Member.class_id == Classroom.id)
+        .where(Member.learner_id == learner_id, Classroom.lesson == lesson)
+        .order_by(Member.joined_at.desc()).limit(1)
+    )).first()
+    return (row[0], row[1]) if row else None
+
+
+async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> ClassBanner | None:
+    """A learner opened a step: count time on task for their class (while it is open) and say what it shows."""
+    now = utcnow()
+    async with db.session() as s:
+        found = await _latest(s, learner_id, lesson)
+        if found is None:
+            return None
+        klass, member = found
+        banner = _banner(klass, member, number, now)
+        if not banner.open or banner.locked:
+            return banner
+        await _count_time(s, member, number, now)
+        if klass.pace_mode == "bring" and klass.pace_move and number == klass.pace_step:
+            await s.execute(update(Member).where(Member.id == member.id).values(moved_version=klass.pace_version))
+            banner.pending_move = False
+    return banner
+
+
+async def _count_time(s: AsyncSession, member: Member, number: int, now: datetime) -> None:
+    """Add the time since the last page view to the step they were on; note arrival on a new step."""
+    counted = aware(member.counted_at)
+    if member.step is not None and counted is not None:
+        elapsed = min(max((now - counted).total_seconds(), 0.0), IDLE_CAP.total_seconds())
+        stmt = _insert(s, StepTime).values(member_id=member.id, step=member.step, seconds=elapsed, visits=0)
+        await s.execute(stmt.on_conflict_do_update(
+            index_elements=["member_id", "step"], set_={"seconds": StepTime.seconds + elapsed}))
+    values: dict[str, object] = {"counted_at": now, "last_active": now}
+    if member.step != number:
+        values.update(step=number, arrived_at=now)
+        stmt = _insert(s, StepTime).values(member_id=member.id, step=number, seconds=0.0, visits=1)
+        await s.execute(stmt.on_conflict_do_update(
+            index_elements=["member_id", "step"], set_={"visits": StepTime.visits + 1}))
+    await s.execute(update(Member).where(Member.id == member.id).values(**values))
+
+
+@dataclass
+class Poll:
+    """The answer to a learner's banner poll."""
+
+    banner: ClassBanner | None
+    changed: bool = False
+    refresh: bool = False
+    move_to: int | None = None
+
+
+async def poll(db: Database, learner_id: str, lesson: str, page_step: int, token: str, was_locked: bool) -> Poll:
+    """Has anything the learner should see changed since `token`? Moves them once per 'bring' when asked."""
+    now = utcnow()
+    async with db.session() as s:
+        found = await _latest(s, learner_id, lesson)
+        if found is None:
+            return Poll(banner=None, changed=True)
+        klass, member = found
+        banner = _banner(klass, member, page_step, now)
+        if banner.pending_move and klass.pace_step is not None:
+            await s.execute(update(Member).where(Member.id == member.id).values(moved_version=klass.pace_version))
+            return Poll(banner=banner, changed=True, move_to=klass.pace_step)
+    if banner.locked != was_locked:
+        return Poll(banner=banner, changed=True, refresh=True)
+    return Poll(banner=banner, changed=banner.token != token)
+
+
+async def record_activity(db: Database, learner_id: str, lesson: str) -> bool:
+    """The learner touched a widget: they are active, not stuck. False when not in an open class."""
+    now = utcnow()
+    async with db.session() as s:
+        found = await _latest(s, learner_id, lesson)
+        if found is None or not is_open(found[0], now):
+            return False
+        await s.execute(update(Member).where(Member.id == found[1].id).values(last_active=now))
+    return True
+
+
+# --- the instructor's controls ------------------------------------------------------------------------
+
+
+async def set_pace(db: Database, klass: Classroom, mode: str, step: int | None, move: bool, steps: int) -> None:
+    """Bring everyone to a step, hold the class at one, or release it."""
+    if not is_open(klass):
+        raise ClassError("mode", "This class is closed; pacing no longer applies.", status=409)
+    if mode not in PACE_MODES:
+        raise ClassError("mode", "Choose bring, hold or release.")
+    if mode != "free" and (step is None or not 1 <= step <= steps):
+        raise ClassError("step", f"Choose a step from 1 to {steps}.")
+    async with db.session() as s:
+        await s.execute(update(Classroom).where(Classroom.id == klass.id).values(
+            pace_mode=mode, pace_step=step if mode != "free" else None, pace_move=move and mode == "bring",
+            pace_version=Classroom.pace_version + 1))
+
+
+async def set_idle(db: Database, klass: Classroom, minutes: int) -> None:
+    if not 1 <= minutes <= 120:
+        raise ClassError("idle_minutes", "Choose between 1 and 120 minutes.")
+    async with db.session() as s:
+        await s.execute(update(Classroom).where(Classroom.id == klass.id).values(idle_minutes=minutes))
+
+
+async def reveal(db: Database, klass: Classroom, drill_key: str, shown: bool) -> None:
+    """Show or hide one drill's answer distribution on the projector."""
+    revealed = [k for k in (klass.revealed or []) if k != drill_key] + ([drill_key] if shown else [])
+    async with db.session() as s:
+        await s.execute(update(Classroom).where(Classroom.id == klass.id).values(revealed=revealed))
+
+
+async def close(db: Database, klass: Classroom) -> None:
+    """Stop recording: learners keep reading, the class's views freeze at this moment."""
+    async with db.session() as s:
+        await s.execute(update(Classroom).where(Classroom.id == klass.id, Classroom.closed_at.is_(None)).values(
+            closed_at=utcnow(), pace_version=Classroom.pace_version + 1))
+
+
+async def delete_class(db: Database, klass: Classroom) -> int:
+    """Delete the class, its members' names, time on task, and the attempts made in it. Returns members."""
+    end = horizon(klass)
+    made_in_class = exists().where(Member.class_id == klass.id, Member.learner_id == DrillAttempt.learner_id,
+                                   DrillAttempt.created_at >= Member.joined_at)
+    attempts = delete(DrillAttempt).where(DrillAttempt.lesson == klass.lesson, made_in_class)
+    if end is not None:
+        attempts = attempts.where(DrillAttempt.created_at <= end)
+    members = select(Member.id).where(Member.class_id == klass.id)
+    async with db.session() as s:
+        count = len((await s.execute(select(Member.id).where(Member.class_id == klass.id))).all())
+        await s.execute(attempts)
+        await s.execute(delete(StepTime).where(StepTime.member_id.in_(members)))
+        await s.execute(delete(Member).where(Member.class_id == klass.id))
+        await s.execute(delete(Classroom).where(Classroom.id == klass.id))
+    return count

@@ -1,0 +1,396 @@
+"""What an instructor sees of a class: who is where, who is stuck, how each drill goes. Built from the database."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from app.classroom.class_models import Classroom, Member, StepTime
+from app.classroom.classes import aware, horizon, is_open
+from app.classroom.db import Database
+from app.classroom.models import DrillAttempt, StepProgress, utcnow
+from app.classroom.outline import Outline
+
+STUCK_WRONG = 3  # wrong attempts on one drill since the last right one
+STUCK_P75_FACTOR = 2.0  # time on a step this many times the class's 75th percentile
+STUCK_MIN_SECONDS = 120.0  # nobody is flagged for time on a step before two minutes
+P75_MIN_SAMPLES = 3  # learners who finished a step before its percentile means anything
+TOP_WRONG = 3
+
+
+class ClassInfo(BaseModel):
+    """The class itself, as every view shows it."""
+
+    code: str
+    title: str
+    lesson: str
+    lesson_title: str
+    open: bool
+    created_at: datetime
+    ends_at: datetime | None
+    closed_at: datetime | None
+    ends_in_seconds: float | None = Field(description="Seconds until the end time, while open")
+    pace_mode: str
+    pace_step: int | None
+    pace_move: bool
+    idle_minutes: int
+    revealed: list[str]
+
+
+class Counts(BaseModel):
+    joined: int = 0
+    active: int = 0
+    finished: int = 0
+    stuck: int = 0
+    attempts: int = 0
+    correct_share: float | None = None
+
+
+class StepColumn(BaseModel):
+    """One step of the lesson and where the class stands on it."""
+
+    number: int
+    title: str
+    on_step: int = Field(default=0, description="Learners whose current step this is")
+    done: int = 0
+    done_width: float = Field(default=0.0, description="done / joined, 0 to 100, for a bar")
+    on_width: float = 0.0
+    p75_seconds: float | None = None
+
+
+class LearnerRow(BaseModel):
+    member_id: int
+    name: str
+    cells: list[str] = Field(description="Per step: done, current, seen or todo")
+    step: int | None
+    done: int
+    on_step_seconds: float | None = Field(description="Time on the current step")
+    idle_seconds: float = Field(description="Since the last page view, widget move or answer")
+    attempts: int = 0
+    correct: int = 0
+    reasons: list[str] = Field(default_factory=list, description="Why the learner is flagged as stuck")
+    finished: bool = False
+
+    @property
+    def stuck(self) -> bool:
+        return bool(self.reasons)
+
+
+class WrongAnswer(BaseModel):
+    text: str = Field(description="Exactly as typed (wrong parts only)")
+    count: int
+    width: float = Field(description="count / attempts, 0 to 100")
+
+
+class DrillStats(BaseModel):
+    key: str = Field(description="'step:drill'")
+    step: int
+    drill: str
+    step_title: str
+    attempts: int = 0
+    learners: int = 0
+    correct: int = 0
+    correct_share: float | None = None
+    correct_width: float = 0.0
+    wrong: list[WrongAnswer] = Field(default_factory=list)
+    other_wrong: int = 0
+    other_width: float = 0.0
+    revealed: bool = False
+
+
+class Dashboard(BaseModel):
+    info: ClassInfo
+    counts: Counts
+    steps: list[StepColumn]
+    rows: list[LearnerRow]
+    drills: list[DrillStats]
+    stuck: list[LearnerRow]
+    generated_at: datetime
+
+
+def outline_of(klass: Classroom) -> Outline:
+    return Outline.from_json(klass.lesson, klass.outline)
+
+
+def class_info(klass: Classroom, now: datetime | None = None) -> ClassInfo:
+    now = now or utcnow()
+    outline = outline_of(klass)
+    open_ = is_open(klass, now)
+    ends = aware(klass.ends_at)
+    return ClassInfo(
+        code=klass.code, title=klass.title, lesson=klass.lesson, lesson_title=outline.title, open=open_,
+        created_at=aware(klass.created_at) or now, ends_at=ends, closed_at=aware(klass.closed_at),
+        ends_in_seconds=(ends - now).total_seconds() if ends and open_ else None,
+        pace_mode=klass.pace_mode if open_ else "free", pace_step=klass.pace_step, pace_move=klass.pace_move,
+        idle_minutes=klass.idle_minutes, revealed=list(klass.revealed or []),
+    )
+
+
+@dataclass
+class _Facts:
+    """Rows read for one class, keyed for quick lookups."""
+
+    members: list[Any]
+    done: dict[str, dict[int, datetime]] = field(default_factory=lambda: defaultdict(dict))
+    seen: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
+    seconds: dict[int, dict[int, float]] = field(default_factory=lambda: defaultdict(dict))
+    attempts: list[Any] = field(default_factory=list)
+
+
+async def _read(db: Database, klass: Classroom) -> _Facts:
+    end = horizon(klass)
+    in_class = Member.class_id == klass.id
+    async with db.session() as s:
+        members = (await s.execute(select(
+            Member.id, Member.learner_id, Member.name, Member.joined_at, Member.step, Member.arrived_at,
+            Member.counted_at, Member.last_active).where(in_class).order_by(Member.name_key))).all()
+        facts = _Facts(members=list(members))
+        progress = await s.execute(
+            select(StepProgress.learner_id, StepProgress.step, StepProgress.first_seen, StepProgress.completed_at)
+            .join(Member, Member.learner_id == StepProgress.learner_id)
+            .where(in_class, StepProgress.lesson == klass.lesson))
+        for learner_id, step, first_seen, completed in progress:
+            if end is None or aware(first_seen) <= end:  # type: ignore[operator]
+                facts.seen[learner_id].add(step)
+            done_at = aware(completed)
+            if done_at is not None and (end is None or done_at <= end):
+                facts.done[learner_id][step] = done_at
+        times = await s.execute(select(StepTime.member_id, StepTime.step, StepTime.seconds)
+                                .join(Member, Member.id == StepTime.member_id).where(in_class))
+        for member_id, step, secs in times:
+            facts.seconds[member_id][step] = secs
+        attempts = (select(DrillAttempt.learner_id, DrillAttempt.step, DrillAttempt.drill, DrillAttempt.answers,
+                           DrillAttempt.correct_parts, DrillAttempt.correct, DrillAttempt.created_at)
+                    .join(Member, Member.learner_id == DrillAttempt.learner_id)
+                    .where(in_class, DrillAttempt.lesson == klass.lesson).order_by(DrillAttempt.id))
+        if end is not None:
+            attempts = attempts.where(DrillAttempt.created_at <= end)
+        facts.attempts = list((await s.execute(attempts)).all())
+    return facts
+
+
+def wrong_text(answers: dict[str, Any], correct_parts: dict[str, Any]) -> str:
+    """The wrong parts of an answer, as typed: '14' or 'bytes: 14; gpus: 2'."""
+    parts = [p for p, ok in (correct_parts or {}).items() if not ok] or list(answers or {})
+    typed = [(p, str((answers or {}).get(p, "")).strip()) for p in parts]
+    if len(typed) == 1:
+        return typed[0][1] or "(blank)"
+    return "; ".join(f"{p}: {v or '(blank)'}" for p, v in typed) or "(blank)"
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile; None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _drill_stats(outline: Outline, facts: _Facts, revealed: list[str]) -> list[DrillStats]:
+    titles = {s.number: s.title for s in outline.steps}
+    stats: dict[str, DrillStats] = {}
+    for s in outline.steps:
+        for d in s.drills:
+            key = f"{s.number}:{d}"
+            stats[key] = DrillStats(key=key, step=s.number, drill=d, step_title=s.title, revealed=key in revealed)
+    wrong: dict[str, Counter[str]] = defaultdict(Counter)
+    learners: dict[str, set[str]] = defaultdict(set)
+    for learner_id, step, drill, answers, parts, correct, _at in facts.attempts:
+        key = f"{step}:{drill}"
+        st = stats.get(key) or stats.setdefault(key, DrillStats(
+            key=key, step=step, drill=drill, step_title=titles.get(step, ""), revealed=key in revealed))
+        st.attempts += 1
+        learners[key].add(learner_id)
+        if correct:
+            st.correct += 1
+        else:
+            wrong[key][wrong_text(answers, parts)] += 1
+    for key, st in stats.items():
+        st.learners = len(learners[key])
+        if st.attempts:
+            st.correct_share = st.correct / st.attempts
+            st.correct_width = 100 * st.correct / st.attempts
+            top = wrong[key].most_common(TOP_WRONG)
+            st.wrong = [WrongAnswer(text=t, count=c, width=100 * c / st.attempts) for t, c in top]
+            st.other_wrong = st.attempts - st.correct - sum(c for _, c in top)
+            st.other_width = 100 * st.other_wrong / st.attempts
+    return sorted(stats.values(), key=lambda d: (d.step, d.drill))
+
+
+def _wrong_streaks(facts: _Facts) -> dict[str, dict[str, int]]:
+    """Per learner and drill: wrong attempts since the last right one."""
+    streak: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for learner_id, step, drill, _a, _p, correct, _at in facts.attempts:
+        key = f"{step}:{drill}"
+        streak[learner_id][key] = 0 if correct else streak[learner_id][key] + 1
+    return streak
+
+
+def _last_answer(facts: _Facts) -> dict[str, datetime]:
+    last: dict[str, datetime] = {}
+    for learner_id, *_rest, at in facts.attempts:
+        moment = aware(at)
+        if moment is not None and (learner_id not in last or moment > last[learner_id]):
+            last[learner_id] = moment
+    return last
+
+
+async def build_dashboard(db: Database, klass: Classroom, now: datetime | None = None) -> Dashboard:
+    """Everything the dashboard, projector and cockpit show, in one read of the class."""
+    now = now or utcnow()
+    info = class_info(klass, now)
+    outline = outline_of(klass)
+    end = horizon(klass)
+    at = min(now, end) if end else now
+    facts = await _read(db, klass)
+    total = len(outline.steps)
+    columns = [StepColumn(number=s.number, title=s.title) for s in outline.steps]
+    p75 = {}
+    for col in columns:
+        finished = [facts.seconds[m.id].get(col.number, 0.0) for m in facts.members
+                    if col.number in facts.done.get(m.learner_id, {})]
+        col.p75_seconds = percentile(finished, 0.75) if len(finished) >= P75_MIN_SAMPLES else None
+        p75[col.number] = col.p75_seconds
+    streaks, answered = _wrong_streaks(facts), _last_answer(facts)
+    tally: dict[str, tuple[int, int]] = defaultdict(lambda: (0, 0))
+    for a in facts.attempts:
+        n, right = tally[a[0]]
+        tally[a[0]] = (n + 1, right + (1 if a[5] else 0))
+    rows = []
+    for m in facts.members:
+        done = facts.done.get(m.learner_id, {})
+        seen = facts.seen.get(m.learner_id, set())
+        cells = ["current" if n == m.step else "done" if n in done else "seen" if n in seen else "todo"
+                 for n in range(1, total + 1)]
+        counted = aware(m.counted_at)
+        live = min(max((at - counted).total_seconds(), 0.0), 1200.0) if counted and m.step else 0.0
+        on_step = facts.seconds[m.id].get(m.step, 0.0) + live if m.step else None
+        last = max(t for t in (aware(m.last_active), answered.get(m.learner_id), aware(m.joined_at)) if t)
+        row = LearnerRow(member_id=m.id, name=m.name, cells=cells, step=m.step, done=len(done),
+                         on_step_seconds=on_step, idle_seconds=max((at - last).total_seconds(), 0.0),
+                         finished=total in done)
+        row.attempts, row.correct = tally[m.learner_id]
+        if info.open and not row.finished:
+            row.reasons = _reasons(row, p75, streaks.get(m.learner_id, {}), klass.idle_minutes)
+        rows.append(row)
+    for row in rows:
+        if row.step and 1 <= row.step <= total:
+            columns[row.step - 1].on_step += 1
+    joined = len(rows)
+    for col in columns:
+        col.done = sum(1 for m in facts.members if col.number in facts.done.get(m.learner_id, {}))
+        col.done_width = 100 * col.done / joined if joined else 0.0
+        col.on_width = 100 * col.on_step / joined if joined else 0.0
+    drills = _drill_stats(outline, facts, info.revealed)
+    attempts = sum(d.attempts for d in drills)
+    counts = Counts(
+        joined=joined, active=sum(1 for r in rows if r.idle_seconds < klass.idle_minutes * 60),
+        finished=sum(1 for r in rows if r.finished), stuck=sum(1 for r in rows if r.stuck), attempts=attempts,
+        correct_share=sum(d.correct for d in drills) / attempts if attempts else None,
+    )
+    stuck = sorted((r for r in rows if r.stuck), key=lambda r: (-len(r.reasons), -r.idle_seconds))
+    return Dashboard(info=info, counts=counts, steps=columns, rows=rows, drills=drills, stuck=stuck,
+                     generated_at=now)
+
+
+def _reasons(row: LearnerRow, p75: dict[int, float | None], streaks: dict[str, int], idle_minutes: int) -> list[str]:
+    """Why a learner may be stuck, in words an instructor can act on."""
+    reasons = []
+    limit = p75.get(row.step or 0)
+    if row.on_step_seconds is not None and limit is not None:
+        threshold = max(STUCK_MIN_SECONDS, STUCK_P75_FACTOR * limit)
+        if row.on_step_seconds > threshold:
+            reasons.append(f"long on step {row.step}: {_minutes(row.on_step_seconds)} "
+                           f"(class 75th percentile {_minutes(limit)})")
+    for key, wrong in sorted(streaks.items()):
+        if wrong >= STUCK_WRONG:
+            reasons.append(f"{wrong} wrong answers in a row on the drill of step {key.split(':')[0]}")
+    if row.idle_seconds >= idle_minutes * 60:
+        reasons.append(f"no activity for {_minutes(row.idle_seconds)}")
+    return reasons
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+# --- one learner ---------------------------------------------------------------------------------------
+
+
+class StepLine(BaseModel):
+    number: int
+    title: str
+    state: str
+    seconds: float
+    done_at: datetime | None
+
+
+class AttemptLine(BaseModel):
+    at: datetime
+    step: int
+    drill: str
+    question: int
+    answers: dict[str, str] = Field(description="Each part as typed")
+    correct_parts: dict[str, bool]
+    correct: bool
+    score: float
+    mistake: str | None
+
+
+class LearnerReport(BaseModel):
+    """One member's progress and attempts in a class: for the instructor, or for that learner alone."""
+
+    info: ClassInfo
+    member_id: int
+    name: str
+    joined_at: datetime
+    step: int | None
+    steps: list[StepLine]
+    attempts: list[AttemptLine]
+    done: int
+
+
+async def learner_report(db: Database, klass: Classroom, member: Member) -> LearnerReport:
+    """A member's steps (state, time on task) and every attempt as typed, up to the class's end."""
+    outline = outline_of(klass)
+    end = horizon(klass)
+    async with db.session() as s:
+        progress = {r.step: r for r in (await s.execute(select(StepProgress).where(
+            StepProgress.learner_id == member.learner_id, StepProgress.lesson == klass.lesson))).scalars()}
+        seconds = dict((await s.execute(select(StepTime.step, StepTime.seconds)
+                                        .where(StepTime.member_id == member.id))).tuples().all())
+        q = select(DrillAttempt).where(DrillAttempt.learner_id == member.learner_id,
+                                       DrillAttempt.lesson == klass.lesson).order_by(DrillAttempt.id)
+        if end is not None:
+            q = q.where(DrillAttempt.created_at <= end)
+        attempts = list((await s.execute(q)).scalars())
+    steps = []
+    for s_ in outline.steps:
+        row = progress.get(s_.number)
+        done_at = aware(row.completed_at) if row else None
+        if done_at is not None and end is not None and done_at > end:
+            done_at = None
+        state = ("current" if s_.number == member.step else "done" if done_at else "seen" if row else "todo")
+        steps.append(StepLine(number=s_.number, title=s_.title, state=state, seconds=seconds.get(s_.number, 0.0),
+                              done_at=done_at))
+    lines = [AttemptLine(at=aware(a.created_at) or utcnow(), step=a.step, drill=a.drill, question=a.question,
+                         answers={k: str(v) for k, v in (a.answers or {}).items()},
+                         correct_parts={k: bool(v) for k, v in (a.correct_parts or {}).items()},
+                         correct=a.correct, score=a.score, mistake=a.mistake) for a in attempts]
+    return LearnerReport(info=class_info(klass), member_id=member.id, name=member.name,
+                         joined_at=aware(member.joined_at) or utcnow(), step=member.step, steps=steps,
+                         attempts=lines, done=sum(1 for s_ in steps if s_.done_at))
+
+
+async def member_by_id(db: Database, klass: Classroom, member_id: int) -> Member | None:
+    """A member of this class (never of another class)."""
+    async with db.session() as s:
+        found: Member | None = (await s.execute(select(Member).where(
+            Member.id == member_id, Member.class_id == klass.id))).scalar_one_or_none()
+        return found

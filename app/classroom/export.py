@@ -1,0 +1,143 @@
+"""A class's data as CSV (learners, attempts) and JSON, safe to open in a spreadsheet; `gpu-classroom export`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import io
+import json
+import sys
+from datetime import datetime
+from typing import Any
+
+from app.classroom.class_models import Classroom, Member
+from app.classroom.dashboard import LearnerReport, class_info, learner_report, outline_of
+from app.classroom.outline import Outline
+from app.classroom.db import Database
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")
+FORMATS = ("learners", "attempts", "json")
+
+
+def cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: a leading = + - @ (or tab, CR) is defused with a quote."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="seconds")
+    text = str(value)
+    return "'" + text if text.lstrip(" ").startswith(FORMULA_START) else text
+
+
+def _csv(header: list[str], rows: list[list[Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([cell(h) for h in header])
+    writer.writerows([[cell(v) for v in row] for row in rows])
+    return out.getvalue()
+
+
+async def reports(db: Database, klass: Classroom) -> list[LearnerReport]:
+    """Every member's report, in name order."""
+    from sqlalchemy import select
+
+    async with db.session() as s:
+        members = list((await s.execute(select(Member).where(Member.class_id == klass.id)
+                                        .order_by(Member.name_key))).scalars())
+    return [await learner_report(db, klass, m) for m in members]
+
+
+def learners_csv(outline: Outline, people: list[LearnerReport]) -> str:
+    """One row per learner: progress, time on task per step (seconds), drill attempts and scores."""
+    drills = sorted({(a.step, a.drill) for p in people for a in p.attempts}
+                    | {(s.number, d) for s in outline.steps for d in s.drills})
+    header = ["name", "joined_at", "current_step", "steps_done", "seconds_total"]
+    header += [f"step_{s.number}_done" for s in outline.steps] + [f"step_{s.number}_seconds" for s in outline.steps]
+    for step, drill in drills:
+        header += [f"{drill}@{step}_attempts", f"{drill}@{step}_correct", f"{drill}@{step}_best_score"]
+    rows = []
+    for p in people:
+        row: list[Any] = [p.name, p.joined_at, p.step, p.done, round(sum(s.seconds for s in p.steps), 1)]
+        row += [bool(s.done_at) for s in p.steps] + [round(s.seconds, 1) for s in p.steps]
+        for step, drill in drills:
+            mine = [a for a in p.attempts if a.step == step and a.drill == drill]
+            row += [len(mine), sum(1 for a in mine if a.correct), max((a.score for a in mine), default="")]
+        rows.append(row)
+    return _csv(header, rows)
+
+
+def attempts_csv(people: list[LearnerReport]) -> str:
+    """One row per part of every attempt, exactly as typed."""
+    header = ["name", "at", "step", "drill", "question", "part", "typed", "part_correct", "attempt_correct",
+              "score", "mistake"]
+    rows = []
+    for p in people:
+        for a in p.attempts:
+            for part, typed in (a.answers or {"": ""}).items():
+                rows.append([p.name, a.at, a.step, a.drill, a.question, part, typed, a.correct_parts.get(part),
+                             a.correct, a.score, a.mistake])
+    return _csv(header, rows)
+
+
+def everything_json(klass: Classroom, outline: Outline, people: list[LearnerReport]) -> str:
+    """Everything about the class (never its key or key hash) as JSON."""
+    data = {
+        "class": class_info(klass).model_dump(mode="json"),
+        "steps": [{"number": s.number, "title": s.title, "drills": list(s.drills)} for s in outline.steps],
+        "learners": [p.model_dump(mode="json", exclude={"info"}) for p in people],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=1)
+
+
+async def export(db: Database, klass: Classroom, what: str) -> str:
+    """One of FORMATS as text."""
+    outline = outline_of(klass)
+    people = await reports(db, klass)
+    if what == "learners":
+        return learners_csv(outline, people)
+    if what == "attempts":
+        return attempts_csv(people)
+    return everything_json(klass, outline, people)
+
+
+# --- gpu-classroom export -----------------------------------------------------------------------------
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    """`gpu-classroom export CODE [--what learners|attempts|json] [--output FILE]`."""
+    parser.add_argument("code", help="the class code, such as K7M3QX")
+    parser.add_argument("--what", choices=FORMATS, default="json", help="learners CSV, attempts CSV or all as JSON")
+    parser.add_argument("--output", "-o", help="file to write (default: standard output)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export one class from the configured database (whoever runs this can read the database anyway)."""
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from app.classroom.classes import get_class
+    from app.settings import Settings
+
+    db = Database(Settings().resolved_database_url())
+    try:
+        klass = await get_class(db, args.code)
+        if klass is None:
+            print(f"error: no class with code {args.code!r}", file=sys.stderr)
+            return 2
+        text = await export(db, klass, args.what)
+    finally:
+        await db.close()
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,34 @@
+"""A lesson as a class needs it: step numbers, titles, minutes and drills, kept with the class."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class StepOutline:
+    number: int
+    title: str
+    minutes: float = 1.0
+    drills: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outline:
+    """The web layer builds this from a lesson when a class is created; the class stores it as JSON."""
+
+    slug: str
+    title: str
+    steps: tuple[StepOutline, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "steps": [
+            {"number": s.number, "title": s.title, "minutes": s.minutes, "drills": list(s.drills)} for s in self.steps]}
+
+    @classmethod
+    def from_json(cls, slug: str, data: dict[str, Any] | None) -> Outline:
+        data = data or {}
+        steps = tuple(StepOutline(number=int(s["number"]), title=str(s["title"]), minutes=float(s.get("minutes", 1)),
+                                  drills=tuple(s.get("drills", ()))) for s in data.get("steps", []))
+        return cls(slug=slug, title=str(data.get("title", slug)), steps=steps)
