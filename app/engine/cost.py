@@ -30,7 +30,7 @@ def power_cost(watts: float, hours: float, price_per_kwh: float, pue: float = 1.
 class CostAssumptions(BaseModel):
     """Prices and running figures for owning or renting; every default is illustrative."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     purchase_usd: float = Field(
         default=270_000,
@@ -50,14 +50,14 @@ class CostAssumptions(BaseModel):
     )
     years: float = Field(
         default=4,
-        gt=0,
+        ge=0.5,
         le=20,
         allow_inf_nan=False,
         description="Years over which the purchase is written off",
     )
     rent_usd_per_gpu_hour: float = Field(
         default=3.00,
-        gt=0,
+        ge=0.01,
         le=1000,
         allow_inf_nan=False,
         description="Rent of one H100 SXM for an hour. Illustrative: the middle of the $2.49-3.99 on-demand "

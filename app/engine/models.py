@@ -14,7 +14,7 @@ from app.engine.errors import UnknownModel
 class Architecture(BaseModel):
     """A decoder-only transformer, described the way its config.json describes it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     id: str = Field(default="custom", max_length=64, description="Catalog id, or 'custom'")
     name: str = Field(default="Custom model", max_length=80, description="Name to show a learner")

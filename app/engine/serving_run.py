@@ -28,7 +28,7 @@ _ITERATIONS = 40
 class ServingRun(BaseModel):
     """A model served on some GPUs to a stream of requests."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     model: ModelChoice = Field(default="llama-3.1-8b", description="Catalog id or architecture object")
     gpu: GpuId = Field(default="h100", description="GPU type")
@@ -39,7 +39,7 @@ class ServingRun(BaseModel):
     )
     arrival_rate: float = Field(
         default=2.0,
-        gt=0,
+        ge=0.001,
         le=100_000,
         allow_inf_nan=False,
         description="Requests arriving a second, on average",
@@ -48,7 +48,7 @@ class ServingRun(BaseModel):
     output_tokens: int = Field(default=500, ge=1, le=1_048_576, description="Tokens generated a request")
     max_batch: int = Field(default=64, ge=1, le=4096, description="Most sequences decoded together")
     mfu: float = Field(
-        default=0.4, gt=0, le=1, allow_inf_nan=False, description="Share of peak FLOPS when compute binds"
+        default=0.4, ge=0.01, le=1, allow_inf_nan=False, description="Share of peak FLOPS when compute binds"
     )
 
 

@@ -30,7 +30,7 @@ CHECKPOINTS_SHOWN = 10
 class TrainingRun(BaseModel):
     """A training run on dgx-1 nodes: the model, the parallel setup, the data loader and checkpointing."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     model: ModelChoice = Field(default="llama-3.1-8b", description="Catalog id or architecture object")
     gpu: GpuId = Field(default="h100", description="GPU type")
@@ -47,11 +47,11 @@ class TrainingRun(BaseModel):
         default=True, description="Recompute activations in the backward pass"
     )
     mfu: float = Field(
-        default=0.4, gt=0, le=1, allow_inf_nan=False, description="Share of peak FLOPS reached"
+        default=0.4, ge=0.01, le=1, allow_inf_nan=False, description="Share of peak FLOPS reached"
     )
     loader_samples_per_second: float | None = Field(
         default=None,
-        gt=0,
+        ge=0.001,
         le=1e9,
         allow_inf_nan=False,
         description="Sequences a second the data loader delivers to all GPUs; null: it keeps up",
@@ -61,7 +61,7 @@ class TrainingRun(BaseModel):
     )
     checkpoint_bandwidth: float = Field(
         default=10e9,
-        gt=0,
+        ge=1e6,
         le=1e13,
         allow_inf_nan=False,
         description="Bytes a second one node writes a checkpoint at. Illustrative default (2025): 10 GB/s, "

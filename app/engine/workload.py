@@ -37,7 +37,7 @@ ModelChoice = Annotated[
 class PlanRequest(BaseModel):
     """A model and a way to run it (serve or train) on some GPUs: the input of a plan."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     model: ModelChoice = Field(
         default="llama-3.1-8b",
@@ -84,7 +84,7 @@ class PlanRequest(BaseModel):
     )
     mfu: float = Field(
         default=0.4,
-        gt=0,
+        ge=0.01,
         le=1,
         allow_inf_nan=False,
         description="Share of peak FLOPS reached when compute binds (35-45 % is realistic for training)",

@@ -117,7 +117,7 @@ def test_a_context_beyond_the_models_training_is_pointed_out() -> None:
         ({"precision": "fp6"}, "precision", "'fp32'"),
         ({"model": "gpt-5"}, "model", "Unknown model 'gpt-5'"),
         ({"mode": "train", "precision": "int4"}, "precision", "training needs fp32, bf16, fp16 or fp8"),
-        ({"mfu": 0}, "mfu", "greater than 0"),
+        ({"mfu": 0}, "mfu", "greater than or equal to 0.01"),
         ({"model": 5}, "model", "valid dictionary"),
         ({"model": {"layers": 2}}, "model", "Field required"),
         ({"colour": "red"}, "colour", "Extra inputs are not permitted"),
