@@ -1,0 +1,49 @@
+"""Inputs that several plan-family widgets share: the model, the precision, and the predict switch."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator
+
+from app.engine.memory import bytes_per_parameter
+from app.engine.models import CATALOG, check_model_id
+from app.engine.units import PRECISIONS
+
+MODEL_OPTIONS: list[tuple[str, str]] = [(m.id, m.name) for m in CATALOG.values()]
+PRECISION_OPTIONS: list[tuple[str, str]] = [
+    (p, f"{p} ({bytes_per_parameter(p):g} byte{'' if bytes_per_parameter(p) == 1 else 's'})")
+    for p in PRECISIONS
+]
+GPU_OPTIONS: list[tuple[str, str]] = [
+    ("a100", "A100 80GB"),
+    ("h100", "H100 SXM 80GB"),
+    ("h200", "H200 141GB"),
+]
+
+
+def _model(value: str) -> str:
+    """A catalog id; an unknown one gets the list of known ids."""
+    return check_model_id(value)
+
+
+ModelId = Annotated[str, AfterValidator(_model)]
+
+
+def _predict(value: Any) -> str:
+    """`predict: true` in a lesson means the widget's own question; false or empty means none."""
+    if value is True or str(value).strip().lower() in ("true", "yes", "on", "1"):
+        return "auto"
+    if value is False or value is None or str(value).strip().lower() in ("", "false", "no", "off", "0"):
+        return ""
+    return str(value).strip()
+
+
+PredictKey = Annotated[str, BeforeValidator(_predict)]
+
+
+def check_key(value: str, keys: tuple[str, ...]) -> str:
+    """A predict key this widget knows ('auto' picks its default)."""
+    if value and value != "auto" and value not in keys:
+        raise ValueError(f"Choose one of: auto, {', '.join(keys)}.")
+    return value

@@ -1,0 +1,334 @@
+"""The plan: a model served or trained on dgx-1: what each GPU holds, whether it fits, how fast, and why."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
+
+from app.engine import memory
+from app.engine.errors import DoesNotFit
+from app.engine.fixes import fixes
+from app.engine.hardware import get_gpu
+from app.engine.placement import COMPONENTS, NodeLoad
+from app.engine.plan import Plan, PlanRequest, make_plan, node_load
+from app.engine.training_memory import state_breakdown
+from app.engine.workload import MAX_GPUS, TRAINING_PRECISIONS, Mode, Optimizer, Precision, Sharding
+from app.format import gb
+from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
+from app.widgets._plot import Segment, Tick, linear_ticks, stacked
+from app.widgets.base import Widget
+from app.widgets.registry import register
+
+# Every knob of POST /api/plan that the widget can show, in the order the form lists them.
+KNOBS: tuple[str, ...] = (
+    "model",
+    "mode",
+    "precision",
+    "kv_precision",
+    "gpus",
+    "sharding",
+    "batch_size",
+    "context_tokens",
+    "prompt_tokens",
+    "output_tokens",
+    "train_tokens",
+    "optimizer",
+    "activation_checkpointing",
+    "mfu",
+)
+DEFAULT_KNOBS = {
+    "serve": ("model", "precision", "gpus", "batch_size", "context_tokens"),
+    "train": ("model", "gpus", "sharding", "batch_size", "context_tokens", "activation_checkpointing"),
+}
+PREDICT_KEYS = ("gpu0_gb", "launch")
+BAR_WIDTH = 460  # SVG units of the per-GPU bar's axis
+LABELS = {
+    "weights": "Weights",
+    "kv_cache": "KV cache",
+    "activations": "Activations",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer state",
+    "runtime": "Runtime (CUDA, libraries)",
+}
+BOTTLENECKS = {
+    "capacity": "Capacity: it does not fit, so it does not run at all",
+    "compute": "Compute: the GPUs' arithmetic sets the pace",
+    "memory-bandwidth": "Memory bandwidth: reading the weights sets the pace",
+}
+OPTIONS: dict[str, list[tuple[str, str]]] = {
+    "model": MODEL_OPTIONS,
+    "mode": [("serve", "Serve (answer requests)"), ("train", "Train (learn the weights)")],
+    "precision": PRECISION_OPTIONS,
+    "kv_precision": PRECISION_OPTIONS,
+    "sharding": [
+        ("none", "None"),
+        ("zero1", "ZeRO-1 (optimizer)"),
+        ("zero2", "ZeRO-2 (+ gradients)"),
+        ("zero3", "ZeRO-3 (+ weights)"),
+    ],
+    "optimizer": [
+        ("adam", "Adam, mixed precision"),
+        ("adam-fp32", "Adam, fp32"),
+        ("sgd-momentum", "SGD with momentum"),
+        ("adam-8bit", "8-bit Adam"),
+    ],
+}
+
+
+def _knob_list(value: Any) -> str:
+    """Knobs as a comma-separated string; a YAML list, 'all' or a list's text form are accepted too."""
+    if isinstance(value, list | tuple):
+        value = ",".join(str(v) for v in value)
+    names = [n for n in re.split(r"[\s,\[\]'\"]+", str(value)) if n]
+    if names == ["all"]:
+        return "all"
+    unknown = [n for n in names if n not in KNOBS]
+    if unknown:
+        raise ValueError(f"Unknown knob {', '.join(unknown)}. Knobs: all, {', '.join(KNOBS)}.")
+    return ",".join(names)
+
+
+class Params(BaseModel):
+    """The fields of POST /api/plan, and how the widget presents them."""
+
+    model: ModelId = Field(default="llama-3.1-8b", description="A catalog model id")
+    mode: Mode = Field(default="serve", description="serve or train")
+    precision: Precision = Field(default="bf16", description="Storage precision of the weights")
+    kv_precision: Precision = Field(default="bf16", description="Storage precision of the KV cache")
+    gpus: int = Field(default=1, ge=1, le=MAX_GPUS, description="GPUs; beyond 8, several dgx-1 nodes")
+    sharding: Sharding = Field(default="none", description="Training: ZeRO stage")
+    batch_size: int = Field(default=1, ge=1, le=4096, description="Sequences together")
+    context_tokens: int = Field(
+        default=8192, ge=1, le=16_777_216, description="Tokens cached, or sequence length"
+    )
+    prompt_tokens: int = Field(default=1000, ge=1, le=16_777_216, description="Serving: tokens of a prompt")
+    output_tokens: int = Field(default=500, ge=1, le=16_777_216, description="Serving: tokens generated")
+    train_tokens: float = Field(
+        default=1e9, ge=1, le=1e16, allow_inf_nan=False, description="Training tokens"
+    )
+    optimizer: Optimizer = Field(default="adam", description="Training: optimizer")
+    activation_checkpointing: bool = Field(default=False, description="Training: recompute activations")
+    mfu: float = Field(
+        default=0.4, gt=0, le=1, allow_inf_nan=False, description="Share of peak FLOPS reached"
+    )
+    knobs: str = Field(
+        default="", description="Controls shown: comma-separated names, 'all', or empty for a few"
+    )
+    launch: bool = Field(default=False, description="Show a Launch button")
+    fixes: bool = Field(default=False, description="Offer the smallest changes that make the plan fit")
+    predict: PredictKey = Field(default="", description="Ask for a guess first: true, gpu0_gb or launch")
+    launched: bool = Field(
+        default=False, description="Launch was pressed (set by the button, not by lessons)"
+    )
+
+    @field_validator("precision")
+    @classmethod
+    def _trainable(cls, value: str, info: ValidationInfo) -> str:
+        """Integer formats store weights for serving; training needs a float format."""
+        if info.data.get("mode") == "train" and value not in TRAINING_PRECISIONS:
+            raise ValueError(f"Training needs fp32, bf16, fp16 or fp8 weights; {value} is for serving only.")
+        return value
+
+    @field_validator("knobs", mode="before")
+    @classmethod
+    def _knobs(cls, value: Any) -> str:
+        return _knob_list(value)
+
+    @field_validator("predict")
+    @classmethod
+    def _predict(cls, value: str) -> str:
+        return check_key(value, PREDICT_KEYS)
+
+    def shown(self) -> tuple[str, ...]:
+        """The knobs that get a control; the others ride along as hidden fields."""
+        if self.knobs == "all":
+            return KNOBS
+        return tuple(k for k in self.knobs.split(",") if k) or DEFAULT_KNOBS[self.mode]
+
+    def predict_key(self) -> str:
+        """The question asked before the reveal: GB on GPU 0 (serve) or whether the job starts (train)."""
+        if self.predict == "auto":
+            return "gpu0_gb" if self.mode == "serve" else "launch"
+        return self.predict
+
+    def request(self) -> PlanRequest:
+        """The engine's request for these fields."""
+        return PlanRequest.model_validate(self.model_dump(include=set(PlanRequest.model_fields)))
+
+
+class Row(BaseModel):
+    """A line of the per-GPU table: the text twin of the bar."""
+
+    key: str
+    label: str
+    bytes: int
+    share: float = Field(description="Share of one GPU's memory")
+
+
+class FixLink(BaseModel):
+    """A change that makes the plan fit, as the widget offers it."""
+
+    sentence: str
+    changes: dict[str, Any]
+    fields: str = Field(description="The plan fields it changes, comma-separated (a hook for tests)")
+
+
+class LaunchOutcome(BaseModel):
+    """What pressing Launch does: refused before anything starts, or accepted."""
+
+    started: bool
+    message: str
+
+
+class PlanView(BaseModel):
+    """The plan as the widget shows it: the engine's plan, the per-GPU bar and table, fixes, launch."""
+
+    plan: Plan
+    model_name: str
+    gpu_name: str
+    mode: str
+    gpus: int
+    shown: tuple[str, ...]
+    options: dict[str, list[tuple[str, str]]]
+    rows: list[Row]
+    segments: list[Segment]
+    ticks: list[Tick]
+    capacity_x: float
+    capacity_anchor: str = Field(description="SVG text-anchor of the capacity label")
+    bar_width: int = BAR_WIDTH
+    view_width: int = BAR_WIDTH + 40
+    axis_mid: float = BAR_WIDTH / 2
+    total_share: float = Field(description="Per-GPU total ÷ capacity")
+    explanation: list[str] = Field(description="The engine's sentences; no speed for a plan that cannot run")
+    over_bytes: int = Field(description="Bytes beyond capacity on each GPU, 0 when it fits")
+    over_width: float = Field(description="SVG width of the part beyond capacity")
+    bottleneck: str
+    fixes: list[FixLink]
+    launch: LaunchOutcome | None
+    state_bytes: int = Field(description="Training state before activations (train mode), else 0")
+    announcement: str
+
+
+def _launch(plan: Plan) -> LaunchOutcome:
+    """Pressing Launch: the same arithmetic, so the same answer every time."""
+    mem = plan.per_gpu
+    if not plan.fits:
+        reason = DoesNotFit(0, mem.total, mem.capacity)
+        return LaunchOutcome(
+            started=False,
+            message=f"Launch refused before anything started. {reason} "
+            "Nothing was allocated and no step ran; pressing Launch again gives this same "
+            "answer, because the sum has not changed.",
+        )
+    return LaunchOutcome(
+        started=True,
+        message=f"Launch accepted: each GPU's share, {gb(mem.total, 1)} of "
+        f"{gb(mem.capacity, 0)}, fits, so the job would start. Step 5 runs one you can watch.",
+    )
+
+
+FIX_OPENINGS = ("Smallest change that fits", "Or: ", "No single change")
+
+
+def _sentences(plan: Plan) -> list[str]:
+    """The engine's explanation; a plan that does not fit stops after the verdict and its fixes."""
+    lines = plan.explanation
+    if plan.fits:
+        return lines
+    end = lines.index(memory.verdict(plan.per_gpu)) + 1
+    while end < len(lines) and lines[end].startswith(FIX_OPENINGS):
+        end += 1
+    return lines[:end]
+
+
+def compute(params: Params) -> PlanView:
+    """The engine's plan for these fields, laid out for the widget."""
+    req = params.request()
+    plan = make_plan(req)
+    mem = plan.per_gpu
+    parts = [(c, LABELS[c], float(getattr(mem, c))) for c in COMPONENTS]
+    ticks = linear_ticks(max(mem.total, mem.capacity) / 1e9, BAR_WIDTH, lambda v: f"{v:g}", target=6)
+    scale = BAR_WIDTH / (ticks[-1].value * 1e9)
+    rows = [Row(key=c, label=label, bytes=int(v), share=v / mem.capacity) for c, label, v in parts if v > 0]
+    found = fixes(req) if params.fixes and not plan.fits else []
+    links = [
+        FixLink(
+            sentence=f.sentence, changes={**f.changes, "launched": False}, fields=",".join(sorted(f.changes))
+        )
+        for f in found[:3]
+    ]
+    launch = _launch(plan) if params.launched else None
+    headline = (
+        f"Fits: {gb(mem.total)} of {gb(mem.capacity, 0)} on each GPU."
+        if plan.fits
+        else f"Does not fit: each GPU would need {gb(mem.total)} of {gb(mem.capacity, 0)}."
+    )
+    arch = req.architecture
+    state = state_breakdown(arch, req.optimizer, req.precision).bytes if req.mode == "train" else 0
+    return PlanView(
+        plan=plan,
+        model_name=arch.name,
+        gpu_name=get_gpu(req.gpu).name,
+        mode=req.mode,
+        gpus=req.gpus,
+        shown=params.shown(),
+        options=OPTIONS,
+        rows=rows,
+        segments=stacked(parts, scale),
+        ticks=ticks,
+        capacity_x=round(mem.capacity * scale, 2),
+        capacity_anchor="end" if mem.capacity * scale > BAR_WIDTH - 60 else "middle",
+        total_share=mem.total / mem.capacity,
+        over_bytes=max(0, mem.total - mem.capacity),
+        over_width=round(max(0, mem.total - mem.capacity) * scale, 2),
+        bottleneck=BOTTLENECKS[plan.bottleneck],
+        fixes=links,
+        explanation=_sentences(plan),
+        launch=launch,
+        state_bytes=state,
+        announcement=launch.message if launch else headline,
+    )
+
+
+def place(params: Params, view: PlanView) -> NodeLoad:
+    """The plan on dgx-1's eight GPUs, overflow and all."""
+    return node_load(view.plan)
+
+
+def predict(params: Params, view: PlanView) -> dict[str, Any]:
+    """The question a learner answers before the reveal, and the engine's answer to it."""
+    mem = view.plan.per_gpu
+    answer = {"unit": "GB", "answer": mem.total / 1e9, "answer_text": gb(mem.total, 1)}
+    if params.predict_key() == "launch":
+        return {
+            **answer,
+            "key": "launch",
+            "question": "How many GB does each GPU need for this job?",
+            "choice_label": "Will the job start?",
+            "choices": [("starts", "It starts"), ("refused", "It is refused")],
+            "answer_choice": "starts" if view.plan.fits else "refused",
+        }
+    return {
+        **answer,
+        "key": "gpu0_gb",
+        "question": f"How many GB of GPU 0's {gb(mem.capacity, 0)} will it take?",
+        "choice_label": "",
+        "choices": [],
+        "answer_choice": "",
+    }
+
+
+WIDGET = register(
+    Widget(
+        name="plan",
+        title="Plan on dgx-1",
+        params=Params,
+        compute=compute,
+        template="widgets/plan.html",
+        node_load=place,
+        description="Any model served or trained on dgx-1: memory per GPU, the verdict, speed and why.",
+        extra={"predict": predict},
+    )
+)
