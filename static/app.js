@@ -35,4 +35,13 @@
   };
   document.addEventListener("DOMContentLoaded", applyFold);
   document.addEventListener("htmx:afterSettle", applyFold);
+
+  // Live widgets re-render every 500 ms; their polite live region speaks only when the sentence changes.
+  document.addEventListener("htmx:afterSettle", () => {
+    document.querySelectorAll("[data-announce]").forEach((source) => {
+      const region = document.getElementById(source.dataset.announce);
+      const text = source.textContent.trim();
+      if (region && region.textContent.trim() !== text) region.textContent = text;
+    });
+  });
 })();

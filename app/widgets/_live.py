@@ -15,7 +15,7 @@ import json
 import time
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 Action = Literal["", "start", "pause", "reset"]
 Status = Literal["ready", "running", "paused", "finished"]
@@ -30,6 +30,9 @@ def clock() -> float:
 
 class LiveParams(BaseModel):
     """The fields every live widget carries besides its settings."""
+
+    # Defaults are validated too, so 64 and "64" and 64.0 give the same fingerprint.
+    model_config = ConfigDict(validate_default=True)
 
     seed: int = Field(default=1, ge=0, le=2**31 - 1, description="Seed of the run's randomness")
     play_seconds: int = Field(default=60, ge=1, le=600, description="Wall seconds the whole run plays in")

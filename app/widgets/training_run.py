@@ -107,7 +107,7 @@ def _run(p: Params) -> TrainingRun:
 def _chart(run: TrainingRun, snap: TrainingSnapshot, parameters: int, vocab: int) -> LossChart:
     """Loss against tokens: the x axis is the whole run, so the curve grows to the right as it trains."""
     start = loss_at(parameters, 0, vocab)
-    plot = Plot(560, 220, x_max=run.train_tokens, y_max=start * 1.05)
+    plot = Plot(480, 220, x_max=run.train_tokens, y_max=start * 1.05)
     xs = [0.0, *(p.tokens for p in snap.loss_curve), snap.tokens_done]
     ys = [start, *(p.loss for p in snap.loss_curve), snap.loss if snap.tokens_done else start]
     frame = plot.frame("Tokens trained on", "Loss (nats a token)", lambda v: _short(v), lambda v: f"{v:g}")

@@ -1,0 +1,228 @@
+"""Live serving run: requests arrive, wait and share a batch; past saturation the queue grows forever."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field, field_validator
+
+from app.engine.errors import DoesNotFit
+from app.engine.models import CATALOG, check_model_id
+from app.engine.placement import NodeLoad
+from app.engine.plan import make_plan
+from app.engine.plan import node_load as plan_node_load
+from app.engine.run_load import serving_load, serving_request
+from app.engine.serving_run import ServingRun, ServingSnapshot, simulate_serving
+from app.format import num, seconds
+from app.widgets import _live
+from app.widgets._chart import Frame, Plot, nice_max
+from app.widgets.base import Widget, one_of
+from app.widgets.registry import register
+
+SIMULATED_SECONDS = 300  # the run shows five minutes of traffic; a real service keeps going
+BATCH_CHOICES = (1, 4, 8, 16, 32, 64, 128, 256)
+NODE_SPLITS = (1, 2, 4, 8)  # tensor-parallel splits tried, fewest GPUs first
+
+
+class Params(_live.LiveParams):
+    """Settings of the service; the live fields come from LiveParams."""
+
+    model: str = Field(default="llama-3.1-8b", description="Catalog model id")
+    arrival_rate: float = Field(
+        default=1.0,
+        ge=0.1,
+        le=1000,
+        allow_inf_nan=False,
+        description="Requests arriving a second, on average",
+    )
+    max_batch: Annotated[int, one_of(*BATCH_CHOICES)] = Field(
+        default=32, description="Most sequences decoded together"
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        return check_model_id(value)
+
+
+class MiniChart(BaseModel):
+    """A small time chart of the last simulated seconds."""
+
+    frame: Frame
+    points: str = ""
+    bars: list[tuple[float, float, float, float]] = Field(
+        default_factory=list, description="x, y, width, height"
+    )
+    limit_y: float | None = None
+    caption: str
+
+
+class Result(BaseModel):
+    """Everything the serving-run template shows."""
+
+    model_name: str
+    model_choices: list[tuple[str, str]]
+    batch_options: list[tuple[str, str]] = [(str(b), str(b)) for b in BATCH_CHOICES]
+    play_options: list[tuple[str, str]] = _live.PLAY_OPTIONS
+    fits: bool
+    refusal: str = ""
+    gpus: int = 1
+    precision: str = "bf16"
+    horizon_seconds: int = SIMULATED_SECONDS
+    live: _live.LiveState
+    speed: float = 0
+    arrival_rate: float
+    max_batch: int
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    snap: ServingSnapshot | None = None
+    load: float = Field(default=0, description="Arrival rate ÷ capacity")
+    growth_per_second: float = Field(default=0, description="Queue growth a second past saturation")
+    user_tokens_per_second: float = 0
+    arrivals_chart: MiniChart | None = None
+    queue_chart: MiniChart | None = None
+    ttft_chart: MiniChart | None = None
+    announcement: str
+    node: NodeLoad
+
+
+def _run(p: Params, gpus: int) -> ServingRun:
+    return ServingRun(model=p.model, gpus=gpus, arrival_rate=p.arrival_rate, max_batch=p.max_batch)
+
+
+def _fitting_run(p: Params) -> tuple[ServingRun, ServingSnapshot]:
+    """The run on the fewest GPUs of dgx-1 that hold the model (tensor parallel); DoesNotFit if none do."""
+    error: DoesNotFit | None = None
+    for gpus in NODE_SPLITS:
+        run = _run(p, gpus)
+        try:
+            return run, simulate_serving(run, p.seed, 0)
+        except DoesNotFit as exc:
+            error = exc
+    assert error is not None
+    raise error
+
+
+def _time_plot(snap: ServingSnapshot, y_max: float) -> Plot:
+    """A plot whose x axis is the simulated seconds the snapshot's history covers."""
+    end = snap.history[-1].at_seconds if snap.history else 60
+    return Plot(480, 170, x_min=max(0.0, end - 60), x_max=max(end, 60), y_max=y_max, bottom=38)
+
+
+def _charts(snap: ServingSnapshot) -> tuple[MiniChart, MiniChart, MiniChart]:
+    """Arrivals against capacity, the queue, and time to first token over the last simulated minute."""
+    h = snap.history
+    xs = [s.at_seconds for s in h]
+    mu = snap.capacity_requests_per_second
+    arr = _time_plot(snap, nice_max(max([mu, *(s.arrivals for s in h)]) * 1.1))
+    width = (arr.x(61) - arr.x(60)) * 0.8 if h else 0
+    bars = [
+        (arr.x(s.at_seconds - 1) + width * 0.1, arr.y(s.arrivals), width, arr.y(0) - arr.y(s.arrivals))
+        for s in h
+    ]
+    arrivals = MiniChart(
+        frame=arr.frame("Simulated time (s)", "Requests / s", _secs, num), bars=bars, limit_y=arr.y(mu),
+        caption=f"Requests arriving each second over the last {len(h)} simulated seconds; the dashed line is "
+        f"what the server can finish: {mu:.1f} a second.",
+    )  # fmt: skip
+    queue_plot = _time_plot(snap, nice_max(max([1.0, *(s.queue for s in h)])))
+    peak_queue = max([0.0, *(s.queue for s in h)])
+    queue = MiniChart(
+        frame=queue_plot.frame("Simulated time (s)", "Waiting", _secs, num),
+        points=queue_plot.points(xs, [s.queue for s in h]) if h else "",
+        caption=f"Requests waiting for a batch slot: {snap.queue:,.0f} now, at most {peak_queue:,.0f} "
+        "in this minute.",
+    )
+    ttft_plot = _time_plot(snap, nice_max(max([snap.prefill_seconds * 2, *(s.ttft_seconds for s in h)])))
+    ttft = MiniChart(
+        frame=ttft_plot.frame("Simulated time (s)", "First token (s)", _secs, _ttft_label),
+        points=ttft_plot.points(xs, [s.ttft_seconds for s in h]) if h else "",
+        caption=f"Time to first token of a request arriving each second: {seconds(snap.ttft_seconds)} now.",
+    )
+    return arrivals, queue, ttft
+
+
+def _secs(value: float) -> str:
+    return f"{value:.0f}"
+
+
+def _ttft_label(value: float) -> str:
+    return f"{value:g}"
+
+
+def _announce(state: _live.LiveState, snap: ServingSnapshot | None) -> str:
+    """What a screen reader hears: only when the status or the verdict changes."""
+    if state.status == "ready" or snap is None:
+        return "Serving run ready to start."
+    verdict = "saturated: the queue keeps growing" if snap.saturated else "keeping up"
+    if state.status == "finished":
+        return f"Serving run finished after {SIMULATED_SECONDS // 60} simulated minutes, {verdict}."
+    if state.status == "paused":
+        return "Serving run paused."
+    return f"Serving run running, {verdict}."
+
+
+def compute(params: Params) -> Result:
+    """The service's state now: settings, button pressed and start time in, snapshot and charts out."""
+    choices = [(m.id, m.name) for m in CATALOG.values()]
+    base = dict(model_name=CATALOG[params.model].name, model_choices=choices,
+                arrival_rate=params.arrival_rate, max_batch=params.max_batch)  # fmt: skip
+    try:
+        run, _ = _fitting_run(params)
+    except DoesNotFit as exc:
+        plan = make_plan(serving_request(_run(params, NODE_SPLITS[-1]), 1))
+        live = _live.LiveState(status="ready", started_at=0, elapsed=0, played=0, duration=1, run_of="")
+        return Result(
+            **base,
+            fits=False,
+            refusal=f"Even split over dgx-1's 8 GPUs the model does not fit: {exc}",
+            gpus=8,
+            live=live,
+            announcement=f"Does not fit: {exc}",
+            node=plan_node_load(plan),
+        )
+    speed = SIMULATED_SECONDS / params.play_seconds
+    live = _live.resolve(params, params.play_seconds, _live.clock())
+    snap = simulate_serving(run, params.seed, live.played * speed)
+    shown = None if live.status == "ready" else snap
+    arrivals, queue, ttft = _charts(snap)
+    mu = snap.capacity_requests_per_second
+    return Result(
+        **base, fits=True, gpus=run.gpus, precision=run.precision, live=live, speed=speed, prompt_tokens=run.prompt_tokens,
+        output_tokens=run.output_tokens, snap=snap, load=params.arrival_rate / mu,
+        growth_per_second=max(0.0, params.arrival_rate - mu), user_tokens_per_second=1 / snap.tpot_seconds,
+        arrivals_chart=arrivals, queue_chart=queue, ttft_chart=ttft, announcement=_announce(live, shown),
+        node=serving_load(run, shown, running=live.running),
+    )  # fmt: skip
+
+
+def node_load(params: Params, result: Result) -> NodeLoad:
+    """The service's memory on dgx-1 and how busy it is right now."""
+    return result.node
+
+
+def running(result: Result) -> bool:
+    """Keep polling while the service runs."""
+    return result.live.running
+
+
+def form_state(result: Result) -> dict[str, str]:
+    """Hidden fields the next request (and a reload) needs."""
+    return result.live.form_values()
+
+
+WIDGET = register(
+    Widget(
+        name="serving-run",
+        title="A chat service on dgx-1",
+        params=Params,
+        compute=compute,
+        template="widgets/serving-run.html",
+        node_load=node_load,
+        description="A live serving run: arrivals, continuous batching, queue, time to first token, time per "
+        "output token, throughput, and what saturation looks like.",
+        live=True,
+        running=running,
+        form_state=form_state,
+    )
+)
