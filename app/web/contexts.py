@@ -138,7 +138,7 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer() and abs(value) >= 1e6:
-        return f"{value:.6g}"
+        return f"{value:.6g}".replace("e+", "e")  # 1.56e13, as a person types it
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return "" if value is None else str(value)
@@ -182,6 +182,7 @@ class StepPage(BaseModel):
     done: set[int]
     minutes_left: int
     cheatsheet: list[Step] = Field(default_factory=list)
+    drills: dict[int, Any] = Field(default_factory=dict, description="app.web.drills.DrillView by block")
     classroom: ClassBanner | None = Field(default=None, description="The learner's class banner, when in a class")
 
     @property
