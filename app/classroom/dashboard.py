@@ -363,8 +363,8 @@ async def learner_report(db: Database, klass: Classroom, member: Member) -> Lear
     async with db.session() as s:
         progress = {r.step: r for r in (await s.execute(select(StepProgress).where(
             StepProgress.learner_id == member.learner_id, StepProgress.lesson == klass.lesson))).scalars()}
-        seconds = dict((await s.execute(select(StepTime.step, StepTime.seconds)
-                                        .where(StepTime.member_id == member.id))).tuples().all())
+        times = await s.execute(select(StepTime.step, StepTime.seconds).where(StepTime.member_id == member.id))
+        seconds = {step: secs for step, secs in times}
         q = select(DrillAttempt).where(DrillAttempt.learner_id == member.learner_id,
                                        DrillAttempt.lesson == klass.lesson).order_by(DrillAttempt.id)
         if end is not None:

@@ -1,0 +1,193 @@
+"""The instructor's view: who is where, who is stuck and why, how each drill goes, at any class size."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import event, insert
+
+from app.classroom import classes, dashboard
+from app.classroom.class_models import Member, StepTime
+from app.classroom.db import Database
+from app.classroom.models import DrillAttempt, Learner, StepProgress, utcnow
+from tests.unit.classroom.classroom_helpers import (
+    DRILL, OUTLINE, answer, finish_step, join, new_class, open_step, reload, rewind, run,
+)
+
+
+def test_the_grid_shows_done_current_and_not_reached_per_learner(url: str) -> None:
+    async def scenario(db: Database) -> dashboard.Dashboard:
+        klass, _ = await new_class(db)
+        ada = await join(db, klass, "Ada")
+        await join(db, klass, "Bob")
+        await open_step(db, ada, 1)
+        await finish_step(db, ada, 1)
+        await open_step(db, ada, 2)
+        return await dashboard.build_dashboard(db, klass)
+
+    board = run(url, scenario)
+    rows = {r.name: r for r in board.rows}
+    assert rows["Ada"].cells == ["done", "current", "todo", "todo"]
+    assert rows["Bob"].cells == ["todo"] * 4 and rows["Bob"].step is None
+    assert board.counts.joined == 2
+    assert [s.on_step for s in board.steps] == [0, 1, 0, 0] and board.steps[0].done == 1
+
+
+def test_drill_stats_give_share_right_and_the_commonest_wrong_answers_as_typed(url: str) -> None:
+    async def scenario(db: Database) -> dashboard.DrillStats:
+        klass, _ = await new_class(db)
+        people = [await join(db, klass, f"L{i}") for i in range(4)]
+        for typed, right, who in [("16", True, 0), ("8 ", False, 1), ("8", False, 2), ("2", False, 3),
+                                  ("16", True, 1), ("eight", False, 3)]:
+            await answer(db, people[who].learner_id, typed, right)
+        return (await dashboard.build_dashboard(db, klass)).drills[0]
+
+    d = run(url, scenario)
+    assert (d.key, d.attempts, d.learners, d.correct) == (DRILL, 6, 4, 2)
+    assert d.correct_share == pytest.approx(2 / 6)
+    assert [(w.text, w.count) for w in d.wrong][0] == ("8", 2)  # "8 " and "8" are the same answer, trimmed
+    assert {w.text for w in d.wrong} == {"8", "2", "eight"} and d.other_wrong == 0
+
+
+def test_three_wrong_answers_in_a_row_flag_a_learner_until_a_right_one(url: str) -> None:
+    async def scenario(db: Database) -> list[list[str]]:
+        klass, _ = await new_class(db)
+        ada = await join(db, klass, "Ada")
+        await open_step(db, ada, 3)
+        seen = []
+        for typed in ("1", "2", "3"):
+            await answer(db, ada.learner_id, typed, False)
+            seen.append((await dashboard.build_dashboard(db, klass)).rows[0].reasons)
+        await answer(db, ada.learner_id, "16", True)
+        seen.append((await dashboard.build_dashboard(db, klass)).rows[0].reasons)
+        return seen
+
+    after_one, after_two, after_three, after_right = run(url, scenario)
+    assert after_one == [] and after_two == []
+    assert after_three == ["3 wrong answers in a row on the drill of step 3"]
+    assert after_right == []
+
+
+def test_time_well_above_the_class_75th_percentile_flags_a_learner(url: str) -> None:
+    async def scenario(db: Database) -> dashboard.Dashboard:
+        klass, _ = await new_class(db)
+        for i, minutes in enumerate((2, 3, 3, 4)):  # four learners finished step 2 in 2 to 4 minutes
+            m = await join(db, klass, f"Quick {i}")
+            await open_step(db, m, 2)
+            await rewind(db, m, minutes * 60)
+            await finish_step(db, m, 2)
+            await open_step(db, m, 3)
+        slow = await join(db, klass, "Slow")
+        await open_step(db, slow, 2)
+        await rewind(db, slow, 9 * 60, last_active=utcnow())  # nine minutes on step 2, still active
+        return await dashboard.build_dashboard(db, klass)
+
+    board = run(url, scenario)
+    assert board.steps[1].p75_seconds == pytest.approx(180, abs=3)
+    flagged = {r.name: r.reasons for r in board.stuck}
+    assert list(flagged) == ["Slow"]
+    assert flagged["Slow"][0].startswith("long on step 2: 9 min (class 75th percentile 3 min)")
+
+
+def test_no_percentile_and_no_flag_until_three_learners_finished_the_step(url: str) -> None:
+    async def scenario(db: Database) -> dashboard.Dashboard:
+        klass, _ = await new_class(db)
+        quick = await join(db, klass, "Quick")
+        await open_step(db, quick, 2)
+        await rewind(db, quick, 60)
+        await finish_step(db, quick, 2)
+        await open_step(db, quick, 3)
+        slow = await join(db, klass, "Slow")
+        await open_step(db, slow, 2)
+        await rewind(db, slow, 30 * 60, last_active=utcnow())
+        return await dashboard.build_dashboard(db, klass)
+
+    board = run(url, scenario)
+    assert board.steps[1].p75_seconds is None and board.stuck == []
+
+
+def test_no_activity_for_the_chosen_minutes_flags_a_learner(url: str) -> None:
+    async def scenario(db: Database) -> list[list[str]]:
+        klass, _ = await new_class(db)
+        ada = await join(db, klass, "Ada")
+        await open_step(db, ada, 1)
+        klass = await reload(db, klass)
+        later = utcnow() + timedelta(minutes=6)
+        before = (await dashboard.build_dashboard(db, klass, now=utcnow())).rows[0].reasons
+        after = (await dashboard.build_dashboard(db, klass, now=later)).rows[0].reasons
+        await classes.set_idle(db, klass, 10)
+        relaxed = (await dashboard.build_dashboard(db, await reload(db, klass), now=later)).rows[0].reasons
+        return [before, after, relaxed]
+
+    before, after, relaxed = run(url, scenario)
+    assert before == [] and relaxed == []
+    assert after == ["no activity for 6 min"]
+
+
+def test_a_widget_move_counts_as_activity(url: str) -> None:
+    async def scenario(db: Database) -> tuple[float, bool]:
+        klass, _ = await new_class(db)
+        ada = await join(db, klass, "Ada")
+        await open_step(db, ada, 1)
+        await rewind(db, ada, 600)
+        recorded = await classes.record_activity(db, ada.learner_id, OUTLINE.slug)
+        return (await dashboard.build_dashboard(db, klass)).rows[0].idle_seconds, recorded
+
+    idle, recorded = run(url, scenario)
+    assert recorded and idle < 5
+
+
+def test_a_learner_who_finished_is_never_flagged(url: str) -> None:
+    async def scenario(db: Database) -> dashboard.Dashboard:
+        klass, _ = await new_class(db)
+        ada = await join(db, klass, "Ada")
+        for n in (1, 2, 3, 4):
+            await open_step(db, ada, n)
+            await finish_step(db, ada, n)
+        return await dashboard.build_dashboard(db, klass, now=utcnow() + timedelta(hours=1))
+
+    board = run(url, scenario)
+    assert board.counts.finished == 1 and board.stuck == []
+
+
+def test_the_dashboard_reads_a_class_in_four_queries_whatever_its_size(url: str) -> None:
+    """300 learners with progress and answers: no query per learner, so the 2 s poll stays cheap."""
+
+    async def scenario(db: Database) -> tuple[dashboard.Dashboard, int]:
+        klass, _ = await new_class(db)
+        await _fill(db, klass.id, learners=300)
+        statements: list[str] = []
+        event.listen(db.engine.sync_engine, "before_cursor_execute",
+                     lambda *args: statements.append(args[2]))
+        board = await dashboard.build_dashboard(db, klass)
+        return board, len([s for s in statements if s.lstrip().upper().startswith("SELECT")])
+
+    board, selects = run(url, scenario)
+    assert board.counts.joined == 300 and board.counts.attempts == 900
+    assert selects == 4
+
+
+async def _fill(db: Database, class_id: int, learners: int) -> None:
+    """Bulk rows: each learner done with steps 1-2, on step 3, three answers."""
+    now = utcnow()
+    ids = [str(uuid.uuid4()) for _ in range(learners)]
+    async with db.session() as s:
+        await s.execute(insert(Learner), [{"id": i, "created_at": now, "last_seen": now} for i in ids])
+        await s.execute(insert(Member), [
+            {"class_id": class_id, "learner_id": i, "name": f"Learner {n}", "name_key": f"learner {n}",
+             "joined_at": now, "step": 3, "arrived_at": now, "counted_at": now, "last_active": now,
+             "moved_version": 0} for n, i in enumerate(ids)])
+        await s.execute(insert(StepProgress), [
+            {"learner_id": i, "lesson": OUTLINE.slug, "step": st, "first_seen": now, "last_seen": now,
+             "completed_at": now if st < 3 else None, "visits": 1} for i in ids for st in (1, 2, 3)])
+        await s.execute(insert(DrillAttempt), [
+            {"learner_id": i, "drill": "bytes-per-parameter", "lesson": OUTLINE.slug, "step": 3, "question": q,
+             "seed": q, "answers": {"bytes": str(q)}, "parsed": {"bytes": q}, "correct_parts": {"bytes": q == 2},
+             "score": float(q == 2), "correct": q == 2, "mistake": None, "created_at": now}
+            for i in ids for q in range(3)])
+    async with db.session() as s:
+        members = (await s.execute(Member.__table__.select())).all()
+        await s.execute(insert(StepTime), [{"member_id": m.id, "step": st, "seconds": 60.0 * st, "visits": 1}
+                                           for m in members for st in (1, 2)])
