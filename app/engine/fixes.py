@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,10 +31,17 @@ class Fix(BaseModel):
 class _Search:
     """What-if evaluations of one plan's memory."""
 
-    def __init__(self, req: PlanRequest) -> None:
+    def __init__(self, req: PlanRequest, fewest: int | None | Literal["unknown"] = "unknown") -> None:
         self.arch: Architecture = req.architecture
         self.knobs = Knobs.of(req)
         self.capacity = get_gpu(req.gpu).memory_bytes
+        self._fewest = fewest
+
+    def fewest_gpus(self) -> int | None:
+        """The plan's min_gpus, computed once (or given by the caller, who has it already)."""
+        if self._fewest == "unknown":
+            self._fewest = min_gpus(self.arch, self.knobs, self.capacity)
+        return self._fewest
 
     def total(self, **changes: int | str | bool) -> int:
         """Per-GPU bytes with some knobs changed."""
@@ -119,7 +127,7 @@ def _fewer_bits(s: _Search, field: str, what: str) -> Iterator[Fix | None]:
 
 def _more_gpus(s: _Search) -> Iterator[Fix | None]:
     """More GPUs, with the current sharding (serving splits the weights; training needs ZeRO)."""
-    fewest = min_gpus(s.arch, s.knobs, s.capacity)
+    fewest = s.fewest_gpus()
     if fewest is not None and fewest > s.knobs.gpus:
         yield s.fix(f"Use {num(fewest)} GPUs instead of {num(s.knobs.gpus)}", gpus=fewest)
 
@@ -142,9 +150,12 @@ def _zero3_and_gpus(s: _Search) -> Iterator[Fix | None]:
             return
 
 
-def fixes(req: PlanRequest) -> list[Fix]:
-    """Every single change that makes a plan fit, smallest first (none when it already fits)."""
-    s = _Search(req)
+def fixes(req: PlanRequest, fewest: int | None | Literal["unknown"] = "unknown") -> list[Fix]:
+    """Every single change that makes a plan fit, smallest first (none when it already fits).
+
+    `fewest`, when the caller knows it, is the plan's min_gpus (saves searching for it again).
+    """
+    s = _Search(req, fewest)
     if s.fits():
         return []
     searches = (

@@ -270,9 +270,9 @@ def kv_heads_on_gpu(arch: Architecture, tp: int) -> int:
     return math.ceil(arch.n_kv_heads / tp)
 
 
-def serve_parts(arch: Architecture, k: Knobs) -> Parts:
-    """Per-GPU weights, KV cache, activations, gradients, optimizer, runtime when serving."""
-    tp = k.gpus
+def serve_parts(arch: Architecture, k: Knobs, gpus: int = 0) -> Parts:
+    """Per-GPU weights, KV cache, activations, gradients, optimizer, runtime when serving on `gpus`."""
+    tp = gpus or k.gpus
     weights = math.ceil(weight_bytes(arch, k.precision) / tp)
     kv_share = kv_heads_on_gpu(arch, tp) / arch.n_kv_heads
     kv = math.ceil(kv_cache_bytes(arch, k.kv_precision, k.context_tokens, k.batch_size) * kv_share)
@@ -280,8 +280,8 @@ def serve_parts(arch: Architecture, k: Knobs) -> Parts:
     return weights, kv, work, 0, 0, RUNTIME_BYTES
 
 
-def train_parts(arch: Architecture, k: Knobs) -> Parts:
-    """Per-GPU weights, KV cache, activations, gradients, optimizer, runtime when training."""
+def train_parts(arch: Architecture, k: Knobs, gpus: int = 0) -> Parts:
+    """Per-GPU weights, KV cache, activations, gradients, optimizer, runtime when training on `gpus`."""
     state = training_state(k.optimizer, k.precision)
     n = arch.parameters
     w, g, o = shard(
@@ -289,7 +289,7 @@ def train_parts(arch: Architecture, k: Knobs) -> Parts:
         math.ceil(n * state.gradients),
         math.ceil(n * state.optimizer),
         k.sharding,
-        k.gpus,
+        gpus or k.gpus,
     )
     working = training_precision(k.optimizer, k.precision)
     acts = training_activation_bytes(
@@ -298,9 +298,9 @@ def train_parts(arch: Architecture, k: Knobs) -> Parts:
     return w, 0, acts, g, o, RUNTIME_BYTES
 
 
-def parts(arch: Architecture, k: Knobs) -> Parts:
-    """Per-GPU bytes of each component for the request's mode."""
-    return serve_parts(arch, k) if k.mode == "serve" else train_parts(arch, k)
+def parts(arch: Architecture, k: Knobs, gpus: int = 0) -> Parts:
+    """Per-GPU bytes of each component for the request's mode (on `gpus` GPUs if given)."""
+    return serve_parts(arch, k, gpus) if k.mode == "serve" else train_parts(arch, k, gpus)
 
 
 def breakdown(arch: Architecture, k: Knobs, capacity: int) -> MemoryBreakdown:
@@ -323,9 +323,9 @@ def per_gpu(req: PlanRequest) -> MemoryBreakdown:
     return breakdown(req.architecture, Knobs.of(req), get_gpu(req.gpu).memory_bytes)
 
 
-def total(arch: Architecture, k: Knobs) -> int:
-    """Per-GPU bytes in all."""
-    return sum(parts(arch, k))
+def total(arch: Architecture, k: Knobs, gpus: int = 0) -> int:
+    """Per-GPU bytes in all (on `gpus` GPUs if given)."""
+    return sum(parts(arch, k, gpus))
 
 
 def min_gpus(arch: Architecture, k: Knobs, capacity: int) -> int | None:
@@ -333,14 +333,14 @@ def min_gpus(arch: Architecture, k: Knobs, capacity: int) -> int | None:
 
     Memory per GPU never grows with more GPUs, so a galloping search (double, then halve) finds the edge.
     """
-    if total(arch, k._replace(gpus=MAX_GPUS)) > capacity:
+    if total(arch, k, MAX_GPUS) > capacity:
         return None
     lo, hi = 1, 1
-    while total(arch, k._replace(gpus=hi)) > capacity:
+    while total(arch, k, hi) > capacity:
         lo, hi = hi + 1, min(2 * hi, MAX_GPUS)
     while lo < hi:
         mid = (lo + hi) // 2
-        if total(arch, k._replace(gpus=mid)) <= capacity:
+        if total(arch, k, mid) <= capacity:
             hi = mid
         else:
             lo = mid + 1

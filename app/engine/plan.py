@@ -157,11 +157,12 @@ def make_plan(req: PlanRequest) -> Plan:
         train = _train_figures(arch, req)
         binds = _train_step(arch, req, mem).binds
         speed = _train_sentences(arch, req, train)
-    lines += [memory.verdict(mem), *([] if fits else _fix_sentences(req)), *speed]
+    fewest = memory.min_gpus(arch, knobs, capacity)
+    lines += [memory.verdict(mem), *([] if fits else _fix_sentences(req, fewest)), *speed]
     plan = Plan(
         fits=fits,
         per_gpu=mem,
-        min_gpus=memory.min_gpus(arch, knobs, capacity),
+        min_gpus=fewest,
         bottleneck=binds if fits else "capacity",
         serve=serve,
         train=train,
@@ -274,9 +275,9 @@ def _activation_sentence(arch: Architecture, req: PlanRequest, mem: MemoryBreakd
     )
 
 
-def _fix_sentences(req: PlanRequest) -> list[str]:
+def _fix_sentences(req: PlanRequest, fewest: int | None) -> list[str]:
     """The smallest change that fits, and up to two others."""
-    found = fixes(req)
+    found = fixes(req, fewest)
     if not found:
         return ["No single change makes it fit, not even 65,536 GPUs."]
     lines = [f"Smallest change that fits: {found[0].sentence}"]
