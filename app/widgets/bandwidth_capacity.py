@@ -1,0 +1,78 @@
+"""Bandwidth vs capacity, for a slide: fitting is one question, decode speed another."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from app.engine.limits import GpuLimits, compare_gpus
+from app.engine.plan import PlanRequest
+from app.engine.workload import GpuId, Precision
+from app.widgets._fields import ModelId
+from app.widgets._plot import LogAxis, Tick
+from app.widgets.base import Widget
+from app.widgets.registry import register
+
+BAR_WIDTH = 300
+SHORT_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200"}
+AXIS = LogAxis(lo=-1, hi=4, length=BAR_WIDTH)  # FLOPs per byte, 0.1 to 10,000
+
+
+class Params(BaseModel):
+    """A model served to one or a few users on one GPU."""
+
+    model: ModelId = Field(default="llama-3.1-8b", description="A catalog model id")
+    precision: Precision = Field(default="bf16", description="Storage precision of the weights")
+    gpu: GpuId = Field(default="h100", description="The GPU looked at closely")
+    batch_size: int = Field(default=1, ge=1, le=512, description="Sequences decoded together")
+    context_tokens: int = Field(default=8192, ge=1, le=131_072, description="Tokens each sequence keeps cached")
+
+    def request(self) -> PlanRequest:
+        return PlanRequest(model=self.model, precision=self.precision, gpu=self.gpu, batch_size=self.batch_size,
+                           context_tokens=self.context_tokens)  # fmt: skip
+
+
+class LimitsView(BaseModel):
+    chosen: GpuLimits
+    others: list[GpuLimits]
+    capacity_needed_width: float
+    capacity_width: float
+    memory_time_width: float
+    compute_time_width: float
+    bar_width: int = BAR_WIDTH
+    label_x: int = 110
+    end_x: int = 110 + BAR_WIDTH
+    view_width: int = 110 + BAR_WIDTH + 10
+    axis_view_width: int = BAR_WIDTH + 50
+    intensity_x: float
+    ridge_x: float
+    ticks: list[Tick]
+    gpu_names: dict[str, str]
+
+
+def compute(params: Params) -> LimitsView:
+    """Capacity and decode bounds on every GPU, the chosen one drawn."""
+    rows = compare_gpus(params.request())
+    chosen = next(g for g in rows if g.gpu == params.gpu)
+    cap_top = max(chosen.needed_bytes, chosen.memory_bytes)
+    time_top = max(chosen.memory_seconds, chosen.compute_seconds)
+    return LimitsView(
+        chosen=chosen, others=rows,
+        capacity_needed_width=round(BAR_WIDTH * chosen.needed_bytes / cap_top, 2),
+        capacity_width=round(BAR_WIDTH * chosen.memory_bytes / cap_top, 2),
+        memory_time_width=round(BAR_WIDTH * chosen.memory_seconds / time_top, 2),
+        compute_time_width=max(1.0, round(BAR_WIDTH * chosen.compute_seconds / time_top, 2)),
+        intensity_x=AXIS.pos(chosen.intensity), ridge_x=AXIS.pos(chosen.ridge),
+        ticks=AXIS.ticks(lambda e: f"{10.0**e:,g}"), gpu_names=SHORT_NAMES,
+    )  # fmt: skip
+
+
+WIDGET = register(
+    Widget(
+        name="bandwidth-capacity",
+        title="Fits, and how fast it reads",
+        params=Params,
+        compute=compute,
+        template="widgets/bandwidth-capacity.html",
+        description="Capacity (does it fit) and bandwidth (decode time per token) for one model on A100, H100, H200.",
+    )
+)
