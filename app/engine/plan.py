@@ -68,7 +68,7 @@ class Plan(BaseModel):
         return self._request
 
 
-def _serve_bounds(
+def serve_bounds(
     arch: Architecture, req: PlanRequest, mem: MemoryBreakdown
 ) -> tuple[compute.Bound, compute.Bound]:
     """Prefill and decode-step bounds: each reads this GPU's weights (and the KV cache when decoding)."""
@@ -150,7 +150,7 @@ def make_plan(req: PlanRequest) -> Plan:
     lines = _model_sentences(arch, req, mem)
     serve = train = None
     if req.mode == "serve":
-        pre, step = _serve_bounds(arch, req, mem)
+        pre, step = serve_bounds(arch, req, mem)
         serve, binds = _serve_figures(req, pre, step), step.binds
         speed = _serve_sentences(req, pre, step, mem)
     else:
