@@ -260,7 +260,9 @@ def _processor() -> str:
 
 
 def run_profile(
-    path: Path, repeat: int, log: Callable[[str], None] = lambda _: None,
+    path: Path,
+    repeat: int,
+    log: Callable[[str], None] = lambda _: None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> ProfileReport:
     """Read, parse and compute over the file `repeat` times, each phase timed on its own."""
@@ -333,8 +335,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "Time reading, parsing and arithmetic separately on this computer's CPU, over a generated CSV file. "
         + SAFETY
     )
-    parser.add_argument("--size", type=parse_size, default=64, metavar="SIZE",
-                        help="size of the generated file in MB (default 64MB)")
+    parser.add_argument(
+        "--size",
+        type=parse_size,
+        default=64,
+        metavar="SIZE",
+        help="size of the generated file in MB (default 64MB)",
+    )
     parser.add_argument("--repeat", type=parse_repeat, default=5, help="times each phase runs (default 5)")
     parser.add_argument("--json", action="store_true", help="print JSON to paste into the workload sheet")
     parser.set_defaults(func=cmd_profile)

@@ -115,8 +115,11 @@ def data_path(p: DataPath) -> DataPathResult:
         ("exchanging", "Exchanging gradients", exchanging),
         ("checkpointing", "Paused for checkpoints", checkpoints * write),
     ]
-    time = [TimeShare.model_validate({"id": i, "label": label, "seconds": s, "share": s / epoch})
-            for i, label, s in parts if i != "exchanging" or p.distributed]
+    time = [
+        TimeShare.model_validate({"id": i, "label": label, "seconds": s, "share": s / epoch})
+        for i, label, s in parts
+        if i != "exchanging" or p.distributed
+    ]
     loader_needed = min(p.gpu_samples_per_s, p.storage_read_bytes_per_s / p.sample_bytes)
     return DataPathResult(
         stages=found, limit=next(s.id for s in found if s.limits),

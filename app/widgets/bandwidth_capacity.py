@@ -24,11 +24,18 @@ class Params(BaseModel):
     precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     gpu: GpuId = Field(default="h100", description="The GPU looked at closely")
     batch_size: int = Field(default=1, ge=1, le=512, description="Sequences decoded together")
-    context_tokens: int = Field(default=8192, ge=1, le=131_072, description="Tokens each sequence keeps cached")
+    context_tokens: int = Field(
+        default=8192, ge=1, le=131_072, description="Tokens each sequence keeps cached"
+    )
 
     def request(self) -> PlanRequest:
-        return PlanRequest(model=self.model, precision=self.precision, gpu=self.gpu, batch_size=self.batch_size,
-                           context_tokens=self.context_tokens)  # fmt: skip
+        return PlanRequest(
+            model=self.model,
+            precision=self.precision,
+            gpu=self.gpu,
+            batch_size=self.batch_size,
+            context_tokens=self.context_tokens,
+        )
 
 
 class LimitsView(BaseModel):
@@ -56,14 +63,17 @@ def compute(params: Params) -> LimitsView:
     cap_top = max(chosen.needed_bytes, chosen.memory_bytes)
     time_top = max(chosen.memory_seconds, chosen.compute_seconds)
     return LimitsView(
-        chosen=chosen, others=rows,
+        chosen=chosen,
+        others=rows,
         capacity_needed_width=round(BAR_WIDTH * chosen.needed_bytes / cap_top, 2),
         capacity_width=round(BAR_WIDTH * chosen.memory_bytes / cap_top, 2),
         memory_time_width=round(BAR_WIDTH * chosen.memory_seconds / time_top, 2),
         compute_time_width=max(1.0, round(BAR_WIDTH * chosen.compute_seconds / time_top, 2)),
-        intensity_x=AXIS.pos(chosen.intensity), ridge_x=AXIS.pos(chosen.ridge),
-        ticks=AXIS.ticks(lambda e: f"{10.0**e:,g}"), gpu_names=SHORT_NAMES,
-    )  # fmt: skip
+        intensity_x=AXIS.pos(chosen.intensity),
+        ridge_x=AXIS.pos(chosen.ridge),
+        ticks=AXIS.ticks(lambda e: f"{10.0**e:,g}"),
+        gpu_names=SHORT_NAMES,
+    )
 
 
 WIDGET = register(
@@ -73,6 +83,6 @@ WIDGET = register(
         params=Params,
         compute=compute,
         template="widgets/bandwidth-capacity.html",
-        description="Capacity (does it fit) and bandwidth (decode time per token) for one model on A100, H100, H200.",
+        description="Does it fit, and decode time per token from bandwidth: one model on A100, H100, H200.",
     )
 )

@@ -21,33 +21,55 @@ TIME_WIDTH = 400
 class Params(BaseModel):
     """The classifier's data path, as the lesson describes it; every rate a learner can change."""
 
-    dataset_samples: int = Field(default=1_281_167, ge=1, le=10**10, description="Samples (images) in one epoch")
+    dataset_samples: int = Field(
+        default=1_281_167, ge=1, le=10**10, description="Samples (images) in one epoch"
+    )
     sample_kb: float = Field(default=110, gt=0, le=1e6, description="Average stored size of one sample, kB")
     storage_mb_s: float = Field(default=2000, gt=0, le=1e7, description="What the storage delivers, MB/s")
     loader_workers: int = Field(default=4, ge=1, le=64, description="Loader worker processes")
-    samples_per_s_per_worker: float = Field(default=500, gt=0, le=1e7, description="Samples one worker decodes a second")
+    samples_per_s_per_worker: float = Field(
+        default=500, gt=0, le=1e7, description="Samples one worker decodes a second"
+    )
     gpus: int = Field(default=8, ge=1, le=1024, description="GPUs training together")
-    gpu_samples_per_s: float = Field(default=5000, gt=0, le=1e9, description="Samples a second the GPUs consume")
+    gpu_samples_per_s: float = Field(
+        default=5000, gt=0, le=1e9, description="Samples a second the GPUs consume"
+    )
     checkpoint_gb: float = Field(default=1, ge=0, le=1e5, description="Size of one checkpoint, GB")
-    checkpoint_every_minutes: float = Field(default=30, ge=1, le=10_080, description="Minutes between checkpoints")
+    checkpoint_every_minutes: float = Field(
+        default=30, ge=1, le=10_080, description="Minutes between checkpoints"
+    )
     storage_write_mb_s: float = Field(default=1000, gt=0, le=1e7, description="Checkpoint write speed, MB/s")
-    distributed: bool = Field(default=False, description="Spread over several servers: a network stage appears")
+    distributed: bool = Field(
+        default=False, description="Spread over several servers: a network stage appears"
+    )
     nodes: int = Field(default=2, ge=2, le=1024, description="Servers exchanging gradients")
-    network_gb_s: float = Field(default=50, gt=0, le=1e4, description="Network link, GB/s one way (400 Gb/s = 50)")
+    network_gb_s: float = Field(
+        default=50, gt=0, le=1e4, description="Network link, GB/s one way (400 Gb/s = 50)"
+    )
     gradient_mb: float = Field(default=100, gt=0, le=1e7, description="Gradients exchanged each step, MB")
-    batch_samples: int = Field(default=1024, ge=1, le=10**7, description="Samples in one step, all GPUs together")
+    batch_samples: int = Field(
+        default=1024, ge=1, le=10**7, description="Samples in one step, all GPUs together"
+    )
     static: bool = Field(default=False, description="Diagram only, without controls")
 
     def engine(self) -> DataPath:
         return DataPath(
-            dataset_samples=self.dataset_samples, sample_bytes=self.sample_kb * 1e3,
-            storage_read_bytes_per_s=self.storage_mb_s * MB, loader_workers=self.loader_workers,
-            samples_per_s_per_worker=self.samples_per_s_per_worker, gpus=self.gpus,
-            gpu_samples_per_s=self.gpu_samples_per_s, checkpoint_bytes=self.checkpoint_gb * GB,
-            checkpoint_every_s=self.checkpoint_every_minutes * 60, storage_write_bytes_per_s=self.storage_write_mb_s * MB,
-            distributed=self.distributed, nodes=self.nodes, gradient_bytes=self.gradient_mb * MB,
-            batch_samples=self.batch_samples, network_bytes_per_s=self.network_gb_s * GB,
-        )  # fmt: skip
+            dataset_samples=self.dataset_samples,
+            sample_bytes=self.sample_kb * 1e3,
+            storage_read_bytes_per_s=self.storage_mb_s * MB,
+            loader_workers=self.loader_workers,
+            samples_per_s_per_worker=self.samples_per_s_per_worker,
+            gpus=self.gpus,
+            gpu_samples_per_s=self.gpu_samples_per_s,
+            checkpoint_bytes=self.checkpoint_gb * GB,
+            checkpoint_every_s=self.checkpoint_every_minutes * 60,
+            storage_write_bytes_per_s=self.storage_write_mb_s * MB,
+            distributed=self.distributed,
+            nodes=self.nodes,
+            gradient_bytes=self.gradient_mb * MB,
+            batch_samples=self.batch_samples,
+            network_bytes_per_s=self.network_gb_s * GB,
+        )
 
 
 class Box(BaseModel):
@@ -80,24 +102,55 @@ class DataPathView(BaseModel):
 
 
 def _boxes(p: Params, r: DataPathResult) -> list[Box]:
-    out = [Box(id=s.id, name=s.name, x=i * (BOX + GAP), rate=num(s.samples_per_s), unit="samples/s",
-               limits=s.limits, arrow=i > 0) for i, s in enumerate(r.stages)]  # fmt: skip
+    out = [
+        Box(
+            id=s.id,
+            name=s.name,
+            x=i * (BOX + GAP),
+            rate=num(s.samples_per_s),
+            unit="samples/s",
+            limits=s.limits,
+            arrow=i > 0,
+        )
+        for i, s in enumerate(r.stages)
+    ]
     every = f"{num(p.checkpoint_every_minutes)} min"
-    out.append(Box(id="checkpoint", name="Checkpoint", x=len(out) * (BOX + GAP), rate=f"{p.checkpoint_gb:g} GB",
-                   unit=f"every {every}", limits=False, arrow=True))  # fmt: skip
+    out.append(
+        Box(
+            id="checkpoint",
+            name="Checkpoint",
+            x=len(out) * (BOX + GAP),
+            rate=f"{p.checkpoint_gb:g} GB",
+            unit=f"every {every}",
+            limits=False,
+            arrow=True,
+        )
+    )
     return out
 
 
 def _advice(r: DataPathResult, p: Params) -> str:
     """What to change, for the stage that limits."""
     if r.limit == "loader":
-        return (f"The loader limits: about {r.needed_workers} workers at {num(p.samples_per_s_per_worker)} samples a "
-                "second each would keep up, or store the images already decoded.")  # fmt: skip
+        return (
+            f"The loader limits: about {r.needed_workers} workers at "
+            f"{num(p.samples_per_s_per_worker)} samples a "
+            "second each would keep up, or store the images already decoded."
+        )
     if r.limit == "storage":
-        return "Storage limits: more workers cannot read faster than the disks deliver. Faster or local storage, or smaller samples."
+        return (
+            "Storage limits: more workers cannot read faster than the disks deliver. "
+            "Faster or local storage, or smaller samples."
+        )
     if r.limit == "network":
-        return "The gradient exchange limits: a faster network, fewer exchanges (larger steps), or overlap it with compute."
-    return "Compute sets the pace: the GPUs never wait for input. Only now would faster GPUs make the epoch shorter."
+        return (
+            "The gradient exchange limits: a faster network, fewer exchanges (larger steps), "
+            "or overlap it with compute."
+        )
+    return (
+        "Compute sets the pace: the GPUs never wait for input. "
+        "Only now would faster GPUs make the epoch shorter."
+    )
 
 
 def compute(params: Params) -> DataPathView:
@@ -106,25 +159,36 @@ def compute(params: Params) -> DataPathView:
     parts = [(t.id, t.label, t.seconds) for t in r.time]
     limit = next(s for s in r.stages if s.limits)
     stages = "; ".join(f"{s.name.lower()} {num(s.samples_per_s)} samples a second" for s in r.stages)
-    caption = (f"The data path: {stages}; then a checkpoint of {params.checkpoint_gb:g} GB every "
-               f"{num(params.checkpoint_every_minutes)} minutes. The {limit.name.lower()} is the slowest stage "
-               "and sets the pace.")  # fmt: skip
-    headline = (f"The {limit.name.lower()} sets the pace at {num(r.pace_samples_per_s)} samples a second; "
-                f"the GPUs are busy {pct(r.gpu_busy)} of the time.")  # fmt: skip
+    caption = (
+        f"The data path: {stages}; then a checkpoint of {params.checkpoint_gb:g} GB every "
+        f"{num(params.checkpoint_every_minutes)} minutes. The {limit.name.lower()} is the slowest stage "
+        "and sets the pace."
+    )
+    headline = (
+        f"The {limit.name.lower()} sets the pace at {num(r.pace_samples_per_s)} samples a second; "
+        f"the GPUs are busy {pct(r.gpu_busy)} of the time."
+    )
     return DataPathView(
-        r=r, boxes=_boxes(params, r), time=stacked(parts, TIME_WIDTH / r.epoch_seconds),
-        busy_width=round(TIME_WIDTH * r.gpu_busy, 2), headline=headline, caption=caption, advice=_advice(r, params),
-    )  # fmt: skip
+        r=r,
+        boxes=_boxes(params, r),
+        time=stacked(parts, TIME_WIDTH / r.epoch_seconds),
+        busy_width=round(TIME_WIDTH * r.gpu_busy, 2),
+        headline=headline,
+        caption=caption,
+        advice=_advice(r, params),
+    )
 
 
 def node_load(params: Params, view: DataPathView) -> NodeLoad:
     """The GPUs of the job, busy the share the data path lets them be (only the CUDA runtime is placed)."""
     r = view.r
     return spread(
-        {"runtime": RUNTIME_BYTES}, params.gpus, utilisation=r.gpu_busy,
+        {"runtime": RUNTIME_BYTES},
+        params.gpus,
+        utilisation=r.gpu_busy,
         activity=f"training the image classifier on {params.gpus} GPUs: busy {pct(r.gpu_busy)}, "
         f"the {r.limit} sets the pace (model memory not modelled)",
-    )  # fmt: skip
+    )
 
 
 WIDGET = register(
@@ -135,6 +199,6 @@ WIDGET = register(
         compute=compute,
         template="widgets/data-path.html",
         node_load=node_load,
-        description="Storage, loader, compute, network and checkpoint rates; the slowest sets the pace and the GPUs wait.",
+        description="Rates of storage, loader, compute, network, checkpoint; the slowest sets the pace.",
     )
 )

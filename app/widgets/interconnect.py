@@ -67,13 +67,24 @@ class InterconnectView(BaseModel):
 
 def compute(params: Params) -> InterconnectView:
     """The engine's all-reduce over each link, as bars of time."""
-    r = all_reduce_comparison(params.model, params.precision, params.gpus, params.links.split(","),
-                              params.step_tokens, params.mfu)  # fmt: skip
-    bars = [Bar(id=lk.id, label=SHORT[lk.id], y=i * 30, width=round(BAR_WIDTH * lk.fraction_of_slowest, 2),
-                seconds=lk.seconds, share_of_step=lk.share_of_step, bandwidth=lk.bandwidth)
-            for i, lk in enumerate(r.links)]  # fmt: skip
-    return InterconnectView(r=r, bars=bars, height=30 * len(bars), value_x=84 + BAR_WIDTH + 6,
-                            view_width=84 + BAR_WIDTH + 76)
+    r = all_reduce_comparison(
+        params.model, params.precision, params.gpus, params.links.split(","), params.step_tokens, params.mfu
+    )
+    bars = [
+        Bar(
+            id=lk.id,
+            label=SHORT[lk.id],
+            y=i * 30,
+            width=round(BAR_WIDTH * lk.fraction_of_slowest, 2),
+            seconds=lk.seconds,
+            share_of_step=lk.share_of_step,
+            bandwidth=lk.bandwidth,
+        )
+        for i, lk in enumerate(r.links)
+    ]
+    return InterconnectView(
+        r=r, bars=bars, height=30 * len(bars), value_x=84 + BAR_WIDTH + 6, view_width=84 + BAR_WIDTH + 76
+    )
 
 
 WIDGET = register(

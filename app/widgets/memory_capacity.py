@@ -18,9 +18,13 @@ from app.widgets.registry import register
 
 BAR_WIDTH = 360
 LABELS = {
-    "weights": "Weights", "kv_cache": "KV cache", "activations": "Activations", "gradients": "Gradients",
-    "optimizer": "Optimizer state", "runtime": "Runtime",
-}  # fmt: skip
+    "weights": "Weights",
+    "kv_cache": "KV cache",
+    "activations": "Activations",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer state",
+    "runtime": "Runtime",
+}
 
 
 class Params(BaseModel):
@@ -33,7 +37,9 @@ class Params(BaseModel):
     gpus: int = Field(default=1, ge=1, le=64, description="GPUs sharing the work")
     sharding: Sharding = Field(default="zero3", description="Training: how the state spreads over the GPUs")
     batch_size: int = Field(default=1, ge=1, le=1024, description="Sequences together")
-    context_tokens: int = Field(default=8192, ge=1, le=131_072, description="Tokens cached, or sequence length")
+    context_tokens: int = Field(
+        default=8192, ge=1, le=131_072, description="Tokens cached, or sequence length"
+    )
 
     @field_validator("precision")
     @classmethod
@@ -82,16 +88,27 @@ def compute(params: Params) -> CapacityView:
     scale = BAR_WIDTH / (ticks[-1].value * 1e9)
     over = max(0, mem.total - mem.capacity)
     each = "each GPU" if req.gpus > 1 else "one GPU"
-    verdict = (f"Fits: {gb(mem.total, 1)} of {gb(mem.capacity, 0)} on {each}." if plan.fits
-               else f"Does not fit: {each} would need {gb(mem.total, 1)} of {gb(mem.capacity, 0)}, "
-               f"{gb(over, 1)} too much.")  # fmt: skip
+    verdict = (
+        f"Fits: {gb(mem.total, 1)} of {gb(mem.capacity, 0)} on {each}."
+        if plan.fits
+        else f"Does not fit: {each} would need {gb(mem.total, 1)} of {gb(mem.capacity, 0)}, "
+        f"{gb(over, 1)} too much."
+    )
     return CapacityView(
-        plan=plan, model_name=req.architecture.name, gpu_name=get_gpu(req.gpu).name, mode=req.mode, gpus=req.gpus,
-        segments=stacked(parts, scale), rows=[Row(key=c, label=label, bytes=int(v)) for c, label, v in parts if v],
-        ticks=ticks, capacity_x=round(mem.capacity * scale, 2), end_x=round(mem.total * scale, 2),
+        plan=plan,
+        model_name=req.architecture.name,
+        gpu_name=get_gpu(req.gpu).name,
+        mode=req.mode,
+        gpus=req.gpus,
+        segments=stacked(parts, scale),
+        rows=[Row(key=c, label=label, bytes=int(v)) for c, label, v in parts if v],
+        ticks=ticks,
+        capacity_x=round(mem.capacity * scale, 2),
+        end_x=round(mem.total * scale, 2),
         over_width=round(over * scale, 2),
-        verdict=verdict, over_bytes=over,
-    )  # fmt: skip
+        verdict=verdict,
+        over_bytes=over,
+    )
 
 
 def place(params: Params, view: CapacityView) -> NodeLoad:
@@ -111,6 +128,6 @@ WIDGET = register(
         compute=compute,
         template="widgets/memory-capacity.html",
         node_load=place,
-        description="One GPU's share of a served or trained model against its memory: fits, or by how much not.",
+        description="One GPU's share of a model, served or trained, against its memory.",
     )
 )

@@ -26,13 +26,22 @@ class Params(BaseModel):
     gpu: GpuId = Field(default="h100", description="GPU type")
     mode: Literal["serve"] = Field(default="serve", description="Serving only: the busy-but-idle case")
     batch_size: int = Field(default=1, ge=1, le=256, description="Sequences decoded together")
-    context_tokens: int = Field(default=2048, ge=1, le=131_072, description="Tokens each sequence keeps cached")
-    price_per_gpu_hour: float = Field(default=3.00, gt=0, le=1000, allow_inf_nan=False,
-                                      description="Illustrative hourly price of one GPU")  # fmt: skip
+    context_tokens: int = Field(
+        default=2048, ge=1, le=131_072, description="Tokens each sequence keeps cached"
+    )
+    price_per_gpu_hour: float = Field(
+        default=3.00, gt=0, le=1000, allow_inf_nan=False, description="Illustrative hourly price of one GPU"
+    )
 
     def request(self) -> PlanRequest:
-        return PlanRequest(model=self.model, precision=self.precision, gpu=self.gpu, mode="serve",
-                           batch_size=self.batch_size, context_tokens=self.context_tokens)  # fmt: skip
+        return PlanRequest(
+            model=self.model,
+            precision=self.precision,
+            gpu=self.gpu,
+            mode="serve",
+            batch_size=self.batch_size,
+            context_tokens=self.context_tokens,
+        )
 
 
 class Gauge(BaseModel):
@@ -58,10 +67,15 @@ def compute(params: Params) -> UtilisationView:
     """Busy and useful shares of one decode step, as gauges."""
     req = params.request()
     u = serving_utilisation(req, params.price_per_gpu_hour)
-    rows = [("busy", "Busy", u.busy), ("compute", "Useful compute", u.useful_compute),
-            ("bandwidth", "Bandwidth used", u.useful_bandwidth)]  # fmt: skip
-    gauges = [Gauge(key=k, label=label, value=v, width=round(GAUGE_WIDTH * min(v, 1.0), 2), y=i * 30)
-              for i, (k, label, v) in enumerate(rows)]  # fmt: skip
+    rows = [
+        ("busy", "Busy", u.busy),
+        ("compute", "Useful compute", u.useful_compute),
+        ("bandwidth", "Bandwidth used", u.useful_bandwidth),
+    ]
+    gauges = [
+        Gauge(key=k, label=label, value=v, width=round(GAUGE_WIDTH * min(v, 1.0), 2), y=i * 30)
+        for i, (k, label, v) in enumerate(rows)
+    ]
     mem = make_plan(req).per_gpu
     return UtilisationView(u=u, gauges=gauges, needed_bytes=mem.total, capacity=mem.capacity)
 
@@ -69,7 +83,9 @@ def compute(params: Params) -> UtilisationView:
 def place(params: Params, view: UtilisationView) -> NodeLoad:
     """The serving plan on GPU 0; its utilisation is the busy share, which is the point of the slide."""
     load = node_load(params.request())
-    load.activity = (f"{load.activity}: busy {pct(view.u.busy)}, useful compute {pct(view.u.useful_compute, 1)}")
+    load.activity = (
+        f"{load.activity}: busy {pct(view.u.busy)}, useful compute {pct(view.u.useful_compute, 1)}"
+    )
     return load
 
 
@@ -81,6 +97,6 @@ WIDGET = register(
         compute=compute,
         template="widgets/utilisation.html",
         node_load=place,
-        description="A serving GPU's busy share against its useful compute and bandwidth, and the cost of a million tokens.",
+        description="A serving GPU's busy share against its useful compute and bandwidth, and the cost.",
     )
 )
