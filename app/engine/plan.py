@@ -226,10 +226,14 @@ def _kv_sentence(arch: Architecture, req: PlanRequest) -> str:
     per_token = memory.kv_bytes_per_token(arch, req.kv_precision)
     total = memory.kv_cache_bytes(arch, req.kv_precision, req.context_tokens, req.batch_size)
     seqs = "sequence" if req.batch_size == 1 else "sequences"
+    width = memory.bytes_per_parameter(req.kv_precision)
+    value = f"{arch.n_head_dim} values × {width:g} {'byte' if width == 1 else 'bytes'} in {req.kv_precision}"
+    if req.kv_precision in ("int8", "int4"):
+        value = f"({value} + a 2-byte scale)"
     return (
-        f"The KV cache keeps 2 × {arch.layers} layers × {arch.n_kv_heads} KV heads × {arch.n_head_dim} × "
-        f"{memory.bytes_per_parameter(req.kv_precision):g} bytes ({req.kv_precision}) = {num(per_token)} B "
-        f"a token; × {num(req.context_tokens)} tokens × {req.batch_size} {seqs} = {gb(total)}."
+        f"The KV cache keeps 2 (K and V) × {arch.layers} layers × {arch.n_kv_heads} KV heads × {value} = "
+        f"{num(per_token)} B a token; × {num(req.context_tokens)} tokens × {req.batch_size} {seqs} "
+        f"= {gb(total)}."
     )
 
 
