@@ -191,6 +191,8 @@ async def banner(request: Request, tpl: Tpl, db: DB, learner: LearnerId, lesson:
         return Response(status_code=200, headers={"HX-Refresh": "true"})
     if not result.changed:
         return Response(status_code=204)
+    if result.banner is None:  # no longer in a class (it was deleted): the banner goes, the polling stops
+        return HTMLResponse("")
     return HTMLResponse(tpl.block("classroom/banner.html", "banner", request=request, b=result.banner))
 
 

@@ -1,0 +1,168 @@
+"""Security of classes: the key guards the instructor's pages, learners see only themselves, CSRF, rate
+limits, cookies, and a name made of markup shown as text everywhere (CSV included)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.classroom import classes
+from tests.web.classroom_helpers import LESSON, Room, Student, csrf_of, field_error, room_fixture
+
+__all__ = ["room_fixture"]
+
+XSS = "<script>alert(1)</script>"
+ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
+INSTRUCTOR_GETS = ["", "/projector", "/cockpit", "/export/learners.csv", "/export/attempts.csv",
+                   "/export/class.json", "/learners/1"]
+INSTRUCTOR_POSTS = [("pace", {"mode": "hold", "step": "1"}), ("idle", {"minutes": "3"}),
+                    ("reveal", {"drill": "1:x", "shown": "1"}), ("close", {}), ("delete", {"confirm": "X"})]
+
+
+def test_instructor_pages_and_controls_answer_403_without_the_class_key(room: Room) -> None:
+    created = room.instructor.create()
+    stranger = room.learner()
+    stranger.joins(created.code, "Mallory")
+    token = csrf_of(stranger.open("/join"))
+    for view in INSTRUCTOR_GETS:
+        assert stranger.client.get(f"/teach/{created.code}{view}").status_code == 403, view
+        assert stranger.client.get(f"/teach/{created.code}{view}?key=wrong").status_code == 403, view
+    for action, data in INSTRUCTOR_POSTS:
+        r = stranger.client.post(f"/teach/{created.code}/{action}", data={"csrf_token": token, **data})
+        assert r.status_code == 403, action
+    assert "Mallory" not in stranger.client.get(f"/teach/{created.code}").text
+
+
+def test_one_class_key_does_not_open_another_class(room: Room) -> None:
+    first = room.instructor.create("First")
+    second = room.instructor.create("Second")
+    r = room.instructor.client.get(f"/teach/{second.code}?key={first.key}", follow_redirects=False)
+    assert r.status_code == 403
+    room.instructor.open_dashboard(first)  # the cookie is scoped to /teach/FIRST
+    assert room.instructor.client.get(f"/teach/{second.code}").status_code == 403
+
+
+def test_a_learner_sees_only_their_own_progress_and_answers(room: Room) -> None:
+    created = room.instructor.create()
+    room.instructor.open_dashboard(created)
+    ada, bob = room.learner(), room.learner()
+    ada.joins(created.code, "Ada Secret")
+    bob.joins(created.code, "Bob")
+    live = room.instructor.live().text
+    ids = dict((name, int(i)) for i, name in re.findall(r'/learners/(\d+)">([^<]+)</a>', live))
+    for member_id in ids.values():  # guessing ids: the instructor's route needs the key
+        assert bob.client.get(f"/teach/{created.code}/learners/{member_id}").status_code == 403
+    own = bob.open(f"/class/{created.code}")
+    assert "Bob" in own and "Ada Secret" not in own
+    own_with_ids = bob.client.get(f"/class/{created.code}?member={ids['Ada Secret']}&learner=1").text
+    assert "Ada Secret" not in own_with_ids
+    assert room.instructor.client.get(f"/teach/{created.code}/learners/{ids['Ada Secret']}").status_code == 200
+
+
+def test_an_instructor_cannot_read_a_learner_of_another_class_through_their_own_key(room: Room) -> None:
+    mine = room.instructor.create("Mine")
+    other = room.instructor.create("Other")
+    room.learner().joins(other.code, "Elsewhere")
+    room.instructor.open_dashboard(mine)
+    for member_id in range(1, 4):
+        r = room.instructor.client.get(f"/teach/{mine.code}/learners/{member_id}")
+        assert r.status_code == 404 and "Elsewhere" not in r.text
+
+
+def test_every_state_changing_form_needs_its_csrf_token(room: Room) -> None:
+    created = room.instructor.create()
+    room.instructor.open_dashboard(created)
+    client = room.instructor.client
+    assert client.post("/teach", data={"title": "T", "lesson": LESSON}).status_code == 403
+    assert client.post("/join", data={"code": created.code, "name": "X"}).status_code == 403
+    assert client.post("/class-activity", data={"lesson": LESSON}).status_code == 403
+    for action, data in INSTRUCTOR_POSTS:
+        r = client.post(f"/teach/{created.code}/{action}", data={"csrf_token": "forged", **data})
+        assert r.status_code == 403, action
+    assert "Learners move at their own pace" in room.instructor.live().text  # nothing changed
+    assert client.get(f"/teach/{created.code}").status_code == 200  # not closed, not deleted
+
+
+def test_a_burst_of_wrong_codes_gets_429_and_then_even_the_right_code_waits(room: Room) -> None:
+    created = room.instructor.create()
+    guesser = room.learner()
+    limit = classes.WRONG_CODE_LIMIT[0]
+    statuses = [guesser.join(f"{n:06d}".translate(str.maketrans("0123456789", "23456789AB")), "G").status_code
+                for n in range(limit + 1)]
+    assert statuses[:limit] == [404] * limit and statuses[limit] == 429
+    r = guesser.join(created.code, "G")
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    assert "Too many attempts" in field_error(r.text, "code")
+
+
+def test_creating_classes_is_rate_limited_too(room: Room) -> None:
+    client = room.instructor.client
+    token = csrf_of(client.get("/teach").text)
+    statuses = {client.post("/teach", data={"csrf_token": token, "title": "", "lesson": LESSON}).status_code
+                for _ in range(classes.CREATE_LIMIT[0] + 1)}
+    assert statuses == {422, 429}
+
+
+def test_cookies_are_httponly_and_samesite_lax(room: Room) -> None:
+    fresh = room.learner()
+    cookie = fresh.client.get("/join").headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie
+
+
+@pytest.fixture
+def marked_up(room: Room) -> tuple[Room, Student, str]:
+    """A class whose learner called themselves <script>alert(1)</script> and answered with markup."""
+    created = room.instructor.create(f"Class {XSS}")
+    room.instructor.open_dashboard(created)
+    learner = room.learner()
+    learner.joins(created.code, XSS)
+    return room, learner, created.code
+
+
+def test_a_name_made_of_markup_shows_as_text_in_every_view(marked_up: tuple[Room, Student, str]) -> None:
+    room, learner, code = marked_up
+    client = room.instructor.client
+    live = room.instructor.live().text
+    member_id = re.search(r"/learners/(\d+)", live).group(1)  # type: ignore[union-attr]
+    views = {
+        "dashboard": client.get(f"/teach/{code}").text, "live": live,
+        "cockpit": client.get(f"/teach/{code}/cockpit").text,
+        "learner detail": client.get(f"/teach/{code}/learners/{member_id}").text,
+        "own page": learner.open(f"/class/{code}"), "welcome back": learner.open(f"/join/{code}"),
+        "step banner": learner.open(f"/lessons/{LESSON}/1"),
+        "projector": client.get(f"/teach/{code}/projector").text,
+    }
+    for where, html in views.items():
+        assert XSS not in html, where
+        assert "<script>alert" not in html, where
+    for where in ("dashboard", "live", "cockpit", "learner detail", "own page", "welcome back", "step banner"):
+        assert ESCAPED in views[where], where
+    csv_text = client.get(f"/teach/{code}/export/learners.csv").text
+    assert f"\r\n{XSS}," in csv_text  # plain text in the CSV: it is a spreadsheet, not a page
+
+
+def test_a_name_that_looks_like_a_formula_cannot_run_in_a_spreadsheet(room: Room) -> None:
+    created = room.instructor.create()
+    room.instructor.open_dashboard(created)
+    room.learner().joins(created.code, '=HYPERLINK("http://e.vil","x")')
+    csv_text = room.instructor.client.get(f"/teach/{created.code}/export/learners.csv").text
+    first_cells = [line.split(",")[0] for line in csv_text.splitlines()[1:]]
+    assert first_cells == ['"\'=HYPERLINK(""http://e.vil""']
+
+
+def test_bad_input_to_the_learner_poll_is_a_4xx_never_a_500(room: Room) -> None:
+    learner = room.learner()
+    for query in ("step=abc", "locked=yes", "lesson=" + "x" * 500 + "&step=1", "v=" + "9" * 100):
+        r = learner.client.get(f"/class-banner?{query}")
+        assert r.status_code in (200, 204, 422), query
+    assert learner.client.get("/class-banner?lesson=tiny&step=1").status_code == 200  # not in a class
+
+
+def test_a_long_name_or_code_is_refused_politely(room: Room) -> None:
+    created = room.instructor.create()
+    learner = room.learner()
+    r = learner.join(created.code, "x" * 41)
+    assert r.status_code == 422 and "40 characters" in field_error(r.text, "name")
+    r = learner.join("x" * 200, "Ada")
+    assert r.status_code == 422 and "Traceback" not in r.text
