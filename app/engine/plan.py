@@ -176,7 +176,7 @@ def _model_sentences(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown)
     """The model, its weights and (serving) its KV cache, in sentences."""
     lines = [_weights_sentence(arch, req)]
     if req.mode == "serve":
-        lines += _split_sentences(arch, req, mem) + [_kv_sentence(arch, req)] + _context_warnings(arch, req)
+        lines += [_kv_sentence(arch, req)] + _split_sentences(arch, req, mem) + _context_warnings(arch, req)
     else:
         lines += _state_sentences(arch, req, mem) + [_activation_sentence(arch, req, mem)]
     return lines
@@ -207,7 +207,10 @@ def _split_sentences(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown)
     """Tensor parallelism: how the weights and KV heads divide over the GPUs."""
     if req.gpus == 1:
         return []
-    lines = [f"Tensor parallelism splits them over {num(req.gpus)} GPUs: {gb(mem.weights)} on each."]
+    lines = [
+        f"Tensor parallelism splits both over {num(req.gpus)} GPUs: {gb(mem.weights)} of weights and "
+        f"{gb(mem.kv_cache)} of KV cache on each."
+    ]
     if arch.heads % req.gpus:
         lines.append(
             f"{arch.heads} attention heads do not divide evenly over {num(req.gpus)} GPUs; real frameworks "
