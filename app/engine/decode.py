@@ -32,6 +32,7 @@ class DecodeSpeed(BaseModel):
     memory_bytes: int = Field(description="Memory capacity, bytes")
     weight_bytes: float = Field(description="Weight bytes read per token (the used experts of a MoE)")
     kv_bytes: int = Field(description="KV cache bytes read per token at the context length")
+    bytes_read: float = Field(description="Weights and KV cache: what one decode step reads")
     flops_per_token: float = Field(description="2 × active parameters")
     compute_seconds: float = Field(description="FLOPs ÷ peak: the maths alone at full speed")
     weights_only_tokens_per_second: float = Field(description="bandwidth ÷ weight bytes")
@@ -79,6 +80,7 @@ def decode_speed(arch: Architecture, precision: str, gpu_id: str, context_tokens
         memory_bytes=gpu.memory_bytes,
         weight_bytes=weights,
         kv_bytes=plan.per_gpu.kv_cache,
+        bytes_read=weights + plan.per_gpu.kv_cache,
         flops_per_token=flops,
         compute_seconds=flops / peak_flops(gpu, precision),
         weights_only_tokens_per_second=gpu.bandwidth / weights,

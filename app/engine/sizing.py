@@ -12,8 +12,10 @@ from app.engine.memory import Knobs, min_gpus, training_bytes_per_parameter
 from app.engine.models import Architecture
 from app.engine.units import SECONDS_PER_DAY, SECONDS_PER_YEAR
 
-# MFU values the compute-time chart draws, 5 % to 100 %.
-MFU_CURVE: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(1, 21))
+# Sequence length of the memory estimate: Llama 3.1's pre-training sequences (Llama 3 paper, section 3.4).
+SEQUENCE_TOKENS = 8192
+# MFU values the compute-time chart draws, 5 % to 100 % in steps of 1 %.
+MFU_CURVE: tuple[float, ...] = tuple(round(0.01 * i, 2) for i in range(5, 101))
 
 
 class TimePoint(BaseModel):
@@ -82,8 +84,9 @@ class ClusterScale(BaseModel):
     peak_flops: float = Field(description="Dense bf16 peak of one GPU, FLOP/s")
     state_bytes: int = Field(description="Adam mixed-precision training state: 16 bytes a parameter")
     gpus_for_state: int = Field(description="ceil(state ÷ GPU memory): the floor memory sets")
+    sequence_tokens: int = Field(description="Sequence length of the memory estimate")
     gpus_for_memory: int | None = Field(
-        description="Fewest GPUs that hold state, activations (checkpointed, 8,192 tokens) and runtime "
+        description="Fewest GPUs that hold state, activations (checkpointed, sequence_tokens) and runtime "
         "under ZeRO-3; null if none do"
     )
     flops: float = Field(description="6·N·D")
@@ -116,7 +119,7 @@ def cluster_scale(
         gpus=gpus,
         sharding="zero3",
         batch_size=1,
-        context_tokens=8192,
+        context_tokens=SEQUENCE_TOKENS,
         prompt_tokens=1,
         optimizer="adam",
         activation_checkpointing=True,
@@ -138,6 +141,7 @@ def cluster_scale(
         peak_flops=peak,
         state_bytes=state,
         gpus_for_state=by_state,
+        sequence_tokens=SEQUENCE_TOKENS,
         gpus_for_memory=fewest,
         flops=flops,
         gpus_for_deadline=deadline,

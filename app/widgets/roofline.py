@@ -1,0 +1,163 @@
+"""The roofline: attainable FLOP/s = min(peak, intensity × bandwidth); batching moves decode to the ridge."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from app.engine.decode import DecodePoint, DecodeRoofline, decode_roofline
+from app.engine.models import get_model
+from app.engine.placement import NodeLoad
+from app.engine.plan import PlanRequest, node_load
+from app.format import flops_rate, num
+from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
+from app.widgets._plot import LogAxis, Tick
+from app.widgets.base import Widget
+from app.widgets.registry import register
+
+PLOT_W, PLOT_H = 420, 210
+X_AXIS = (-1, 4)  # intensity from 0.1 to 10,000 FLOPs per byte
+Y_AXIS = (11, 16)  # attainable from 100 GFLOPS to 10 PFLOPS
+PREDICT_KEYS = ("batch_at_ridge",)
+
+
+class Params(BaseModel):
+    """Model, precision and the decode batch."""
+
+    model: ModelId = Field(default="llama-3.1-8b", description="A catalog model id")
+    precision: Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"] = Field(default="bf16")
+    batch_size: int = Field(default=1, ge=1, le=1024, description="Sequences sharing each decode step")
+    context_tokens: int = Field(
+        default=1000, ge=0, le=131_072, description="KV cache per sequence (0: ignore it)"
+    )
+    predict: PredictKey = Field(default="", description="Ask for a guess first: true or batch_at_ridge")
+
+    @field_validator("predict")
+    @classmethod
+    def _predict(cls, value: str) -> str:
+        return check_key(value, PREDICT_KEYS)
+
+
+class Dot(BaseModel):
+    """An operating point in SVG units."""
+
+    key: str
+    label: str
+    x: float
+    y: float
+    radius: float
+    point: DecodePoint
+
+
+class RooflineChart(BaseModel):
+    """The roofs, the ridge and the operating points, in SVG units."""
+
+    roof: str = Field(description="SVG polyline points of the roofline")
+    ridge_x: float
+    peak_y: float
+    dots: list[Dot]
+    x_ticks: list[Tick]
+    y_ticks: list[Tick]
+    width: int = PLOT_W
+    height: int = PLOT_H
+    x_mid: float = PLOT_W / 2
+    y_mid: float = PLOT_H / 2
+
+
+class RooflineView(BaseModel):
+    """The engine's roofline of decode and its chart."""
+
+    r: DecodeRoofline
+    chart: RooflineChart
+    models: list[tuple[str, str]]
+    precisions: list[tuple[str, str]]
+    announcement: str
+
+
+def _chart(r: DecodeRoofline) -> RooflineChart:
+    """Log-log geometry: the slope up to the ridge, the flat roof after it, decode's points under them."""
+    xs, ys = (
+        LogAxis(lo=X_AXIS[0], hi=X_AXIS[1], length=PLOT_W),
+        LogAxis(lo=Y_AXIS[0], hi=Y_AXIS[1], length=PLOT_H, flip=True),
+    )
+    rl = r.roofline
+    left = 10.0 ** X_AXIS[0]
+    corners = [(left, left * rl.bandwidth), (rl.ridge, rl.peak_flops), (10.0 ** X_AXIS[1], rl.peak_flops)]
+    points = [("weights", "Decode, weights only", r.weights_only)]
+    if r.with_kv is not None:
+        points.append(
+            ("kv", f"Decode with each sequence's KV cache ({num(r.context_tokens)} tokens)", r.with_kv)
+        )
+    return RooflineChart(
+        roof=" ".join(f"{xs.pos(a)},{ys.pos(b)}" for a, b in corners),
+        ridge_x=xs.pos(rl.ridge),
+        peak_y=ys.pos(rl.peak_flops),
+        dots=[
+            Dot(
+                key=k,
+                label=label,
+                x=xs.pos(p.point.intensity),
+                y=ys.pos(p.point.flops),
+                radius=7 if k == "weights" else 5,
+                point=p,
+            )
+            for k, label, p in points
+        ],
+        x_ticks=xs.ticks(lambda e: f"{10.0**e:,g}"),
+        y_ticks=ys.ticks(lambda e: flops_rate(10.0**e)),
+    )
+
+
+def compute(params: Params) -> RooflineView:
+    """Decode at the chosen batch on the H100's roofline, from the engine."""
+    r = decode_roofline(get_model(params.model), params.precision, params.batch_size, params.context_tokens)
+    w = r.weights_only
+    side = "compute" if w.point.binds == "compute" else "memory"
+    said = f"Batch {params.batch_size}: {w.point.intensity:,.0f} FLOPs per byte, {side} side of the ridge."
+    return RooflineView(
+        r=r, chart=_chart(r), models=MODEL_OPTIONS, precisions=PRECISION_OPTIONS, announcement=said
+    )
+
+
+def place(params: Params, view: RooflineView) -> NodeLoad:
+    """The batch served on one H100: every sequence brings its own KV cache."""
+    ctx = max(params.context_tokens, 1)
+    return node_load(
+        PlanRequest(
+            model=params.model,
+            precision=params.precision,
+            batch_size=params.batch_size,
+            context_tokens=ctx,
+            prompt_tokens=min(1000, ctx),
+        )
+    )
+
+
+def predict(params: Params, view: RooflineView) -> dict[str, Any]:
+    """The batch at which decode reaches the ridge, guessed before the slider is shown."""
+    n = view.r.batch_at_ridge
+    return {
+        "key": "batch_at_ridge",
+        "unit": "sequences",
+        "choice_label": "",
+        "choices": [],
+        "answer_choice": "",
+        "question": "How many sequences must share each decode step before it reaches the ridge?",
+        "answer": float(n or 0),
+        "answer_text": f"{n:,} sequences" if n else "never",
+    }
+
+
+WIDGET = register(
+    Widget(
+        name="roofline",
+        title="The roofline",
+        params=Params,
+        compute=compute,
+        template="widgets/roofline.html",
+        node_load=place,
+        description="Log-log roofline of an H100 with decode's operating point moved by the batch.",
+        extra={"predict": predict},
+    )
+)

@@ -1,0 +1,53 @@
+"""Training and inference side by side, every row computed for the model chosen."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from app.engine.comparison import TrainVsServe, train_vs_serve
+from app.widgets._fields import MODEL_OPTIONS, ModelId
+from app.widgets.base import Widget
+from app.widgets.registry import register
+
+LIMITS = {"compute": "compute", "memory-bandwidth": "memory bandwidth", "capacity": "capacity"}
+
+
+class Params(BaseModel):
+    """The model to compare the two jobs for."""
+
+    model: ModelId = Field(default="llama-3.1-8b", description="A catalog model id")
+
+
+class ComparisonView(BaseModel):
+    """The engine's comparison, with the limits in words."""
+
+    c: TrainVsServe
+    serve_limit: str
+    train_limit: str
+    models: list[tuple[str, str]]
+    announcement: str
+
+
+def compute(params: Params) -> ComparisonView:
+    """Serving and training plans for the model, from the engine."""
+    c = train_vs_serve(params.model)
+    said = f"{c.model}: serving on {c.serve_gpus} GPU(s), training on {c.train_gpus} GPUs."
+    return ComparisonView(
+        c=c,
+        serve_limit=LIMITS[c.serve.bottleneck],
+        train_limit=LIMITS[c.train.bottleneck],
+        models=MODEL_OPTIONS,
+        announcement=said,
+    )
+
+
+WIDGET = register(
+    Widget(
+        name="train-vs-serve",
+        title="Training and inference, side by side",
+        params=Params,
+        compute=compute,
+        template="widgets/train-vs-serve.html",
+        description="Memory, FLOPs per token, limit, metric and schedule for both jobs of one model.",
+    )
+)
