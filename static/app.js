@@ -44,4 +44,21 @@
       if (region && region.textContent.trim() !== text) region.textContent = text;
     });
   });
+
+  // Plan-family widgets (issue 4, part A): controls that need JavaScript appear only with it, and a
+  // widget swapped whole (a fix applied, a guess committed) takes the keyboard focus it would have lost.
+  const showJsOnly = (root) => {
+    if (root && root.querySelectorAll) root.querySelectorAll("[data-js-only]").forEach((el) => { el.hidden = false; });
+  };
+  document.addEventListener("DOMContentLoaded", () => showJsOnly(document));
+  document.addEventListener("htmx:load", (event) => showJsOnly(event.detail.elt));
+  document.addEventListener("htmx:afterSwap", (event) => {
+    const old = event.detail.target;
+    if (!old || !old.classList || !old.classList.contains("widget") || !old.id) return;
+    const focused = document.activeElement;
+    if (focused && focused !== document.body && document.body.contains(focused)) return;
+    const fresh = document.getElementById(old.id);
+    const spot = fresh && (fresh.querySelector("[data-focus-after-swap]") || fresh.querySelector(".widget-title"));
+    if (spot) spot.focus();
+  });
 })();
