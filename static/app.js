@@ -21,7 +21,8 @@
     const input = event.target;
     if (input.type !== "range" || !input.id) return;
     const out = document.querySelector(`output[for="${input.id}"]`);
-    if (out) out.textContent = input.value + (out.dataset.unit || "");
+    if (out && "percent" in out.dataset) out.textContent = Math.round(input.value * 100) + " %";
+    else if (out) out.textContent = input.value + (out.dataset.unit || "");
   });
 
   const narrow = () => window.matchMedia("(max-width: 56rem)").matches;

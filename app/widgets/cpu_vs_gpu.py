@@ -1,0 +1,163 @@
+"""CPU vs GPU: dgx-1's two Xeons against its H100s, as specifications or as the same prompt timed on each."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from app.engine.chips import (
+    CPU_PEAK_NAMES,
+    ChipSpecs,
+    CpuPeak,
+    PromptTiming,
+    chip_specs,
+    cpu_peak,
+    prompt_timing,
+)
+from app.engine.models import CATALOG, check_model_id
+from app.format import flops_rate, gb_s, seconds, tb_s
+from app.widgets.base import Widget, one_of
+from app.widgets.registry import register
+
+BAR_LEFT, BAR_RIGHT, BAR_WIDTH_UNITS = 96, 356, 360  # SVG units: labels, then bars up to BAR_RIGHT
+
+
+class Params(BaseModel):
+    """Which view, and for the timing the prompt and the CPU peak compared."""
+
+    view: Literal["specs", "timing"] = Field(
+        default="specs", description="specs: the chips; timing: a prompt"
+    )
+    cpu_peak: CpuPeak = Field(default="avx512-fp32", description="Which CPU peak: AVX-512 FP32 or AMX BF16")
+    gpus: Annotated[int, one_of(1, 8)] = Field(
+        default=1, description="GPUs on the GPU side: one, or all eight"
+    )
+    model: str = Field(default="llama-3.1-8b", description="Catalog model id (timing)")
+    tokens: int = Field(default=2048, ge=1, le=131_072, description="Prompt tokens (timing)")
+
+    @field_validator("model")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        return check_model_id(value)
+
+
+class Bar(BaseModel):
+    """A labelled horizontal bar."""
+
+    key: str
+    label: str
+    value: str
+    y: float
+    width: float
+    css: str
+    text_x: float
+    inside: bool = Field(description="The value is written inside the bar (long bars), else after it")
+
+
+class BarGroup(BaseModel):
+    """Bars on one linear scale, with a caption for screen readers."""
+
+    title: str
+    bars: list[Bar]
+    height: float
+    caption: str
+
+
+class Result(BaseModel):
+    """What the template shows for either view."""
+
+    view: str
+    model_choices: list[tuple[str, str]]
+    peak_options: list[tuple[str, str]] = [(k, f"{v}") for k, v in CPU_PEAK_NAMES.items()]
+    gpu_options: list[tuple[str, str]] = [("1", "one H100"), ("8", "all eight H100s")]
+    specs: ChipSpecs
+    timing: PromptTiming
+    gpus: int
+    cpu_peak_name: str
+    cpu_peak_flops: float
+    gpu_side_flops: float
+    gpu_side_bandwidth: float
+    flops_ratio: float
+    bandwidth_ratio: float
+    groups: list[BarGroup]
+    bar_left: int = BAR_LEFT
+    track_width: int = BAR_RIGHT - BAR_LEFT
+    chart_width: int = BAR_WIDTH_UNITS
+
+
+def _bars(title: str, rows: list[tuple[str, str, float, str, str]], caption: str) -> BarGroup:
+    """Rows of (key, label, value, text, css) drawn to scale against the largest value."""
+    top = max(v for _, _, v, _, _ in rows) or 1.0
+    bars = []
+    for i, (key, label, value, text, css) in enumerate(rows):
+        width = round(max(1.0, (BAR_RIGHT - BAR_LEFT) * value / top), 2)
+        inside = width > (BAR_RIGHT - BAR_LEFT) * 0.6
+        text_x = BAR_LEFT + width - 6 if inside else BAR_LEFT + width + 6
+        bars.append(Bar(key=key, label=label, value=text, y=8 + i * 30, width=width, css=css, text_x=text_x,
+                        inside=inside))  # fmt: skip
+    return BarGroup(title=title, bars=bars, height=8 + len(rows) * 30, caption=caption)
+
+
+def _rate(value: float) -> str:
+    """FLOP/s with a decimal when the figure is small (14.3 TFLOPS), none when large (989 TFLOPS)."""
+    return flops_rate(value, 0 if 1e14 <= value < 1e15 else 1)
+
+
+def _spec_groups(s: ChipSpecs, which: CpuPeak, gpus: int, gpu_flops: float, gpu_bw: float) -> list[BarGroup]:
+    side = "1 × H100" if gpus == 1 else "8 × H100"
+    whole = "one H100" if gpus == 1 else "dgx-1's eight H100s"
+    peak = cpu_peak(which)
+    flops = _bars("Peak FLOP/s", [
+        ("cpu", f"CPUs ({'AVX-512' if which == 'avx512-fp32' else 'AMX'})", peak, _rate(peak), "bar-cpu"),
+        ("gpu", side, gpu_flops, _rate(gpu_flops), "bar-gpu"),
+    ], f"The CPUs' {CPU_PEAK_NAMES[which]}: {_rate(peak)}; {whole} in bf16: {_rate(gpu_flops)}.")  # fmt: skip
+    bandwidth = _bars("Memory bandwidth", [
+        ("cpu", "CPUs", s.cpu_bandwidth, gb_s(s.cpu_bandwidth), "bar-cpu"),
+        ("gpu", side, gpu_bw, tb_s(gpu_bw), "bar-gpu"),
+    ], f"The CPUs' DDR5: {gb_s(s.cpu_bandwidth)}; {whole}: {tb_s(gpu_bw)}.")  # fmt: skip
+    return [flops, bandwidth]
+
+
+def _timing_groups(t: PromptTiming) -> list[BarGroup]:
+    prefill = _bars(f"Prefill of {t.tokens:,} tokens", [
+        ("cpu", "CPUs", t.cpu_seconds, seconds(t.cpu_seconds), "bar-cpu"),
+        ("gpu", "1 × H100", t.gpu_seconds, seconds(t.gpu_seconds), "bar-gpu"),
+        ("node", "8 × H100", t.node_seconds, seconds(t.node_seconds), "bar-node"),
+    ], f"At each peak: CPUs ({t.cpu_peak_name}) {seconds(t.cpu_seconds)}; one H100 "
+       f"{seconds(t.gpu_seconds)}; eight H100s {seconds(t.node_seconds)}.")  # fmt: skip
+    decode = _bars("One decode step", [
+        ("cpu", "CPUs", t.cpu_decode_seconds, seconds(t.cpu_decode_seconds), "bar-cpu"),
+        ("gpu", "1 × H100", t.gpu_decode_seconds, seconds(t.gpu_decode_seconds), "bar-gpu"),
+    ], f"Reading the weights once: CPUs {seconds(t.cpu_decode_seconds)}; one H100 "
+       f"{seconds(t.gpu_decode_seconds)}.")  # fmt: skip
+    return [prefill, decode]
+
+
+def compute(params: Params) -> Result:
+    """Specs and the prompt's timing from the engine, with bars to scale."""
+    s = chip_specs()
+    t = prompt_timing(params.model, params.tokens, params.cpu_peak)
+    gpu_flops = s.gpu_peak_bf16 * params.gpus
+    gpu_bw = s.gpu_bandwidth * params.gpus
+    groups = (_spec_groups(s, params.cpu_peak, params.gpus, gpu_flops, gpu_bw) if params.view == "specs"
+              else _timing_groups(t))  # fmt: skip
+    return Result(
+        view=params.view, model_choices=[(m.id, m.name) for m in CATALOG.values()], specs=s, timing=t,
+        gpus=params.gpus, cpu_peak_name=CPU_PEAK_NAMES[params.cpu_peak], cpu_peak_flops=t.cpu_peak_flops,
+        gpu_side_flops=gpu_flops, gpu_side_bandwidth=gpu_bw, flops_ratio=gpu_flops / t.cpu_peak_flops,
+        bandwidth_ratio=gpu_bw / s.cpu_bandwidth, groups=groups,
+    )  # fmt: skip
+
+
+WIDGET = register(
+    Widget(
+        name="cpu-vs-gpu",
+        title="dgx-1's CPUs against its GPUs",
+        params=Params,
+        compute=compute,
+        template="widgets/cpu-vs-gpu.html",
+        description="Cores against lanes, peak FLOP/s and memory bandwidth side by side (view: specs), or "
+        "the same prompt's FLOPs ÷ FLOP/s on each (view: timing), naming the CPU peak compared.",
+    )
+)

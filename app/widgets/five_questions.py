@@ -1,0 +1,227 @@
+"""The five questions of infrastructure work, each answered for one model with a number from the engine."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, Field, field_validator
+
+from app.engine import compute as engine_compute
+from app.engine.cost import CostAssumptions, own_vs_rent
+from app.engine.hardware import DGX_H100, peak_flops
+from app.engine.models import CATALOG, check_model_id
+from app.engine.plan import Plan, PlanRequest, make_plan
+from app.engine.units import SECONDS_PER_DAY
+from app.format import gb, num, pct, sci, seconds, usd
+from app.widgets.base import Widget
+from app.widgets.registry import get_widget, register
+
+LESSON = "what-ai-workloads-need"
+UTILISATION = 0.6  # the own-vs-rent step's starting utilisation
+LOADER_SEQUENCE_TOKENS = 2048  # the training-run step's sequence length
+MFU = 0.4
+
+
+class Params(BaseModel):
+    """The model the five answers are for, and the training job the GPU count is sized for."""
+
+    model: str = Field(default="llama-3.1-8b", description="Catalog model id")
+    train_tokens: float = Field(
+        default=15e12, ge=1e6, le=1e16, allow_inf_nan=False, description="Tokens to train on"
+    )
+    deadline_days: float = Field(
+        default=90, gt=0, le=3650, allow_inf_nan=False, description="Days the run may take"
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        return check_model_id(value)
+
+
+class Link(BaseModel):
+    """A step of the lesson whose widget answers the question."""
+
+    step: int
+    title: str
+    href: str
+
+
+class Answer(BaseModel):
+    """One question, its short answer, the number behind it, and where to work it out."""
+
+    key: str
+    question: str
+    answer: str
+    detail: str
+    links: list[Link]
+
+
+class Result(BaseModel):
+    """The five answers."""
+
+    model_name: str
+    model_choices: list[tuple[str, str]]
+    answers: list[Answer]
+
+
+# Where each question is worked out: (step, widget on that step, its index on the page, what it shows).
+STEPS: dict[str, list[tuple[int, str, int, str]]] = {
+    "fit": [(1, "plan", 2, "a plan on one GPU"), (4, "plan", 1, "training refused"),
+            (14, "plan", 1, "an overflow and its fixes"), (17, "", 0, "the fit drill")],
+    "speed": [(13, "compute-time", 1, "compute time and MFU"), (15, "decode-speed", 1, "decode speed"),
+              (16, "roofline", 1, "the roofline")],
+    "gpus": [(6, "cluster-scale", 1, "GPUs for memory and for a deadline")],
+    "failure": [(4, "plan", 1, "the refused launch"), (5, "training-run", 1, "a starved training run")],
+    "cost": [(18, "own-vs-rent", 1, "own against rent")],
+}  # fmt: skip
+
+
+def _links(key: str, model: str) -> list[Link]:
+    """Links to the steps; a widget that takes a model opens with this one."""
+    links = []
+    for step, name, index, title in STEPS[key]:
+        widget = get_widget(name) if name else None
+        query = ""
+        if widget is not None and "model" in widget.params.model_fields and model != "llama-3.1-8b":
+            query = "?" + urlencode({"w": index, "model": model})
+        anchor = f"#w{index}" if widget is not None else ""
+        links.append(Link(step=step, title=title, href=f"/lessons/{LESSON}/{step}{query}{anchor}"))
+    return links
+
+
+class _Plans(BaseModel):
+    """The plans the answers read: serving on one GPU, training on one GPU, training sharded over eight."""
+
+    model: str
+    serve: Plan
+    train: Plan
+    sharded: Plan
+    tokens: float
+    days: float
+
+
+def _plans(p: Params) -> _Plans:
+    def train(gpus: int, sharding: Literal["none", "zero3"], checkpointing: bool) -> Plan:
+        return make_plan(
+            PlanRequest(
+                model=p.model,
+                mode="train",
+                gpus=gpus,
+                sharding=sharding,
+                mfu=MFU,
+                activation_checkpointing=checkpointing,
+                train_tokens=p.train_tokens,
+            )
+        )
+
+    return _Plans(
+        model=p.model,
+        serve=make_plan(PlanRequest(model=p.model)),
+        train=train(1, "none", False),
+        sharded=train(8, "zero3", True),
+        tokens=p.train_tokens,
+        days=p.deadline_days,
+    )
+
+
+def _fit(c: _Plans) -> Answer:
+    serve, train, need = c.serve.per_gpu, c.train.per_gpu, c.sharded.min_gpus
+    state = train.weights + train.gradients + train.optimizer
+    verdict = "fits" if c.serve.fits else f"does not fit; it needs {num(c.serve.min_gpus or 0)} GPUs"
+    sharded = f"{num(need)} GPUs" if need else "no number of GPUs"
+    return Answer(
+        key="fit",
+        question="Does it fit?",
+        links=_links("fit", c.model),
+        answer=f"Serving: {gb(serve.total, 1)} of {gb(serve.capacity, 0)}: {verdict}.",
+        detail=f"Training with Adam on one GPU keeps {gb(state, 1)} of weights, gradients and optimizer "
+        f"state, "
+        f"{gb(train.total, 1)} with the activations of one {num(c.train.request.context_tokens)}-token "
+        f"sequence: {'it fits' if c.train.fits else 'it does not fit'}. With ZeRO-3 and activation "
+        f"checkpointing it fits on {sharded}.",
+    )
+
+
+def _speed(c: _Plans) -> Answer:
+    assert c.serve.serve is not None
+    ridge = engine_compute.ridge("h100", "bf16")
+    intensity = engine_compute.decode_intensity(1, "bf16")
+    return Answer(
+        key="speed", question="What limits its speed?", links=_links("speed", c.model),
+        answer=f"Decoding for one user: {c.serve.bottleneck.replace('-', ' ')}, "
+        f"{num(c.serve.serve.tokens_per_second)} tokens a second on one H100.",
+        detail=f"A decode step at batch 1 does about {intensity:.0f} FLOP per byte it reads, far below the "
+        f"H100's ridge point of {ridge:.0f}: memory bandwidth, not maths, sets the pace. Prefill and "
+        "training sit above the ridge and are compute-bound.",
+    )  # fmt: skip
+
+
+def _gpus(c: _Plans) -> Answer:
+    assert c.train.train is not None
+    for_deadline = math.ceil(c.train.train.seconds / (c.days * SECONDS_PER_DAY))
+    for_memory = c.sharded.min_gpus
+    needed = max(for_deadline, for_memory or 1)
+    nodes = math.ceil(needed / DGX_H100.gpus)
+    memory = num(for_memory) if for_memory else "more than any cluster"
+    return Answer(
+        key="gpus", question="How many GPUs?", links=_links("gpus", c.model),
+        answer=f"{num(needed)} H100s ({num(nodes)} dgx-1 node{'s' if nodes > 1 else ''}) to train on "
+        f"{sci(c.tokens)} tokens in {c.days:g} days.",
+        detail=f"Memory alone asks for {memory}; the deadline asks for {num(for_deadline)}: one GPU at "
+        f"{pct(MFU)} MFU would need {seconds(c.train.train.seconds)}.",
+    )  # fmt: skip
+
+
+def _failure(c: _Plans) -> Answer:
+    active = CATALOG[c.model].active_parameters
+    peak = DGX_H100.gpus * peak_flops(DGX_H100.gpu, "bf16") * MFU
+    rate = peak / engine_compute.training_flops(active, 1)
+    train = c.train.per_gpu
+    answer = (f"Most often capacity: training on one GPU asks for {gb(train.total, 1)} of "
+              f"{gb(train.capacity, 0)}." if not c.train.fits else
+              "Most often capacity, caught by the memory sum before the job starts.")  # fmt: skip
+    return Answer(
+        key="failure", question="Why did it fail?", links=_links("failure", c.model), answer=answer,
+        detail=f"Or a starved pipeline: eight H100s at {pct(MFU)} MFU take {num(rate)} tokens a second, "
+        f"{rate / LOADER_SEQUENCE_TOKENS:,.0f} sequences of {LOADER_SEQUENCE_TOKENS:,} tokens; a slower data "
+        "loader leaves them waiting.",
+    )  # fmt: skip
+
+
+def _cost(c: _Plans) -> Answer:
+    assert c.train.train is not None
+    hours = c.train.train.gpu_hours
+    rent = CostAssumptions().rent_usd_per_gpu_hour
+    even = own_vs_rent(UTILISATION).break_even_utilisation
+    detail = (f"Owning a dgx-1 pays above {pct(even)} utilisation at the illustrative prices of step 18; "
+              "below it, renting costs less." if even is not None else
+              "At the illustrative prices of step 18 renting costs less at any utilisation.")  # fmt: skip
+    return Answer(
+        key="cost", question="What does it cost?", links=_links("cost", c.model), detail=detail,
+        answer=f"{num(hours)} GPU-hours to train on {sci(c.tokens)} tokens: {usd(hours * rent)} rented at "
+        f"{usd(rent, 2)} an hour (illustrative).",
+    )  # fmt: skip
+
+
+def compute(params: Params) -> Result:
+    """Five answers from the engine: memory, bound, GPU count, failure modes, cost."""
+    c = _plans(params)
+    answers = [_fit(c), _speed(c), _gpus(c), _failure(c), _cost(c)]
+    choices = [(k.id, k.name) for k in CATALOG.values()]
+    return Result(model_name=CATALOG[params.model].name, model_choices=choices, answers=answers)
+
+
+WIDGET = register(
+    Widget(
+        name="five-questions",
+        title="The five questions, answered for one model",
+        params=Params,
+        compute=compute,
+        template="widgets/five-questions.html",
+        description="Does it fit, what limits its speed, how many GPUs, why did it fail, what does it cost: "
+        "each answered with a number from the engine and a link to the step whose widget works it out.",
+    )
+)
