@@ -20,6 +20,8 @@ from app.drills import answers as read
 from app.engine.placement import NodeLoad
 from app.format import gb, gib
 
+# How a size may be typed, without a number that could be close to an answer.
+SIZE_EXAMPLE = "a size: a bare number means GB; GiB, TB or bytes work too"
 PartKind = Literal["size", "per_parameter", "count", "yes_no", "choice"]
 Value = float | str
 
@@ -109,6 +111,7 @@ class Solution(BaseModel):
         default_factory=list, description="Hints, mildest first; none gives a value away"
     )
     rows: list[Row] = Field(default_factory=list, description="Per-GPU breakdown (will-it-fit)")
+    total: int | None = Field(default=None, description="Sum of the rows")
     capacity: int | None = None
     fixes: list[str] = Field(default_factory=list, description="Smallest changes that make it fit")
     principle: str | None = None
@@ -121,6 +124,7 @@ class PartResult(BaseModel):
 
     id: str
     prompt: str
+    kind: PartKind
     unit: str
     typed: str = Field(description="The answer exactly as typed")
     value: Value = Field(description="The answer as read, in the part's unit")
@@ -143,6 +147,7 @@ class Feedback(BaseModel):
     mistake: str | None = Field(default=None, description="The first classic mistake recognised")
     solution: list[str] = Field(description="The worked solution, one step a line")
     rows: list[Row] = Field(default_factory=list)
+    total: int | None = None
     capacity: int | None = None
     fixes: list[str] = Field(default_factory=list)
     principle: str | None = None
@@ -239,7 +244,7 @@ def write(part: Part, value: Value) -> str:
         )
     if part.kind == "per_parameter":
         return f"{value:g} bytes per parameter"
-    noun = part.unit or ""
+    noun = part.unit.removesuffix("s") if value == 1 and part.unit.endswith("s") else part.unit
     return f"{value:g} {noun}".strip()
 
 
@@ -274,6 +279,7 @@ def grade(question: Question, solution: Solution, answers: Mapping[str, str]) ->
         mistake=next((r.mistake for r in results if r.mistake), None),
         solution=solution.steps,
         rows=solution.rows,
+        total=solution.total,
         capacity=solution.capacity,
         fixes=solution.fixes,
         principle=solution.principle,
@@ -307,6 +313,7 @@ def _grade_part(part: Part, value: Value, typed: str, solution: Solution) -> Par
     return PartResult(
         id=part.id,
         prompt=part.prompt,
+        kind=part.kind,
         unit=part.unit,
         typed=typed,
         value=value / part.scale if not isinstance(value, str) else value,

@@ -6,7 +6,7 @@ import math
 import random
 from collections.abc import Mapping
 
-from app.drills.base import Drill, Feedback, Given, Part, Question, Solution, Variant, distinct
+from app.drills.base import SIZE_EXAMPLE, Drill, Feedback, Given, Part, Question, Solution, Variant, distinct
 from app.drills.registry import register
 from app.engine.hardware import get_gpu
 from app.engine.memory import TrainingState, training_precision, training_state
@@ -77,7 +77,7 @@ def generate(rng: random.Random) -> Question:
                 prompt="Bytes of training state per parameter",
                 kind="per_parameter",
                 unit="bytes per parameter",
-                example="e.g. 16",
+                example="a number of bytes",
             ),
             Part(
                 id="total",
@@ -85,14 +85,14 @@ def generate(rng: random.Random) -> Question:
                 kind="size",
                 unit="GB",
                 tolerance=TOTAL_TOLERANCE,
-                example="e.g. 128.5 GB",
+                example=SIZE_EXAMPLE,
             ),
             Part(
                 id="gpus",
                 prompt="Fewest 80 GB GPUs that hold it, fully sharded",
                 kind="count",
                 unit="GPUs",
-                example="e.g. 2",
+                example="a whole number of GPUs",
             ),
         ],
     )
@@ -166,6 +166,24 @@ def _per_parameter_variants(st: TrainingState, optimizer: str) -> list[tuple[str
     return out
 
 
+def _active_parameter_variants(model: str, per_parameter: float, capacity: int) -> list[Variant]:
+    """A mixture of experts sized by the parameters a token uses instead of all it keeps."""
+    arch = CATALOG.get(model)
+    if arch is None or arch.experts == 1:
+        return []
+    active = arch.active_parameters
+    why = (
+        f"that sizes {arch.name} by the {billions(active)} parameters a token uses; training keeps state for "
+        f"every expert, all {billions(arch.parameters)} parameters"
+    )
+    return [
+        Variant(part="total", id="active-parameters", value=active * per_parameter,
+                message=f"{gb(active * per_parameter)}: {why}."),
+        Variant(part="gpus", id="active-parameters", value=float(math.ceil(active * per_parameter / capacity)),
+                message=f"That many GPUs would hold {billions(active)} parameters: {why}."),
+    ]  # fmt: skip
+
+
 def solve(q: Question) -> Solution:
     """The engine's training state for this model and optimizer, the wrong figures, the worked steps."""
     p = q.parameters
@@ -188,6 +206,7 @@ def solve(q: Question) -> Solution:
         )
         for m, v, why in wrong
     ]
+    variants += _active_parameter_variants(str(p["model"]), st.total, capacity)
     variants += [
         Variant(
             part="total",

@@ -6,7 +6,19 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from app.drills.base import Choice, Drill, Feedback, Given, Part, Question, Row, Solution, Variant, distinct
+from app.drills.base import (
+    SIZE_EXAMPLE,
+    Choice,
+    Drill,
+    Feedback,
+    Given,
+    Part,
+    Question,
+    Row,
+    Solution,
+    Variant,
+    distinct,
+)
 from app.drills.registry import register
 from app.engine import memory
 from app.engine.fixes import fixes
@@ -152,7 +164,7 @@ def _question(parameters: dict[str, Any], mem: memory.MemoryBreakdown) -> Questi
                 kind="size",
                 unit="GB",
                 tolerance=PER_GPU_TOLERANCE,
-                example="e.g. 19.1 GB",
+                example=SIZE_EXAMPLE,
             ),
             Part(
                 id="largest",
@@ -166,7 +178,7 @@ def _question(parameters: dict[str, Any], mem: memory.MemoryBreakdown) -> Questi
 
 def _label(component: str, mode: str, lower: bool = False) -> str:
     if component == "activations" and mode == "serve":
-        return "the prefill workspace" if lower else "Prefill workspace"
+        return "the prefill workspace (activations)" if lower else "Prefill workspace (activations)"
     return LOWER[component] if lower else LABELS[component]
 
 
@@ -201,7 +213,7 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
             Given(
                 label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"
             ),
-            Given(label="Prefill workspace", text=f"{gb(mem.activations)} a GPU"),
+            Given(label="Prefill workspace (activations)", text=f"{gb(mem.activations)} a GPU"),
         ]
     else:
         st = memory.training_state("adam")
@@ -357,6 +369,7 @@ def solve(q: Question) -> Solution:
         steps=steps,
         hints=_hints(req),
         rows=[Row(component=c, label=_label(c, req.mode), bytes=parts[c]) for c in parts if parts[c]],
+        total=mem.total,
         capacity=mem.capacity,
         fixes=[f.sentence for f in found[:3]] if not plan.fits else [],
     )

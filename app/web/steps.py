@@ -9,7 +9,7 @@ from fastapi import HTTPException
 from app.classroom import classes, progress
 from app.classroom.db import Database
 from app.lessons.model import Lesson
-from app.web import predictions
+from app.web import drills, predictions
 from app.web.contexts import StepPage, panel_view, widget_view
 from app.widgets.registry import get_widget
 
@@ -41,5 +41,8 @@ async def build_step_page(db: Database, learner: str, lesson: Lesson, number: in
     node = revealed or next((v.node for v in views.values() if v.node is not None), None)
     done = (await progress.progress_by_lesson(db, learner)).get(lesson.slug, progress.LessonProgress()).done
     cheats = lesson.steps if any(b.kind == "cheatsheet" for b in step.blocks) else []
+    drill_views = await drills.drill_views(db, learner, lesson, number, query, [lesson])
+    node = node or next((d.node for d in drill_views.values() if d.node is not None), None)
     return StepPage(lesson=lesson, step=step, widgets=views, panel=panel_view(node), done=done,
-                    minutes_left=round(lesson.minutes_after(number)), cheatsheet=cheats, classroom=klass)
+                    minutes_left=round(lesson.minutes_after(number)), cheatsheet=cheats, classroom=klass,
+                    drills=drill_views)
