@@ -72,6 +72,8 @@ class LearnerRow(BaseModel):
     done: int
     on_step_seconds: float | None = Field(description="Time on the current step")
     idle_seconds: float = Field(description="Since the last page view, widget move or answer")
+    on_step_text: str = Field(default="", description="on_step_seconds as a person says it")
+    idle_text: str = Field(default="", description="idle_seconds as a person says it")
     attempts: int = 0
     correct: int = 0
     reasons: list[str] = Field(default_factory=list, description="Why the learner is flagged as stuck")
@@ -272,9 +274,11 @@ async def build_dashboard(db: Database, klass: Classroom, now: datetime | None =
         live = min(max((at - counted).total_seconds(), 0.0), 1200.0) if counted and m.step else 0.0
         on_step = facts.seconds[m.id].get(m.step, 0.0) + live if m.step else None
         last = max(t for t in (aware(m.last_active), answered.get(m.learner_id), aware(m.joined_at)) if t)
+        idle = max((at - last).total_seconds(), 0.0)
         row = LearnerRow(member_id=m.id, name=m.name, cells=cells, step=m.step, done=len(done),
-                         on_step_seconds=on_step, idle_seconds=max((at - last).total_seconds(), 0.0),
-                         finished=total in done)
+                         on_step_seconds=on_step, idle_seconds=idle, finished=total in done,
+                         on_step_text=_minutes(on_step) if on_step is not None else "",
+                         idle_text="just now" if idle < 10 else f"{_minutes(idle)} ago")
         row.attempts, row.correct = tally[m.learner_id]
         if info.open and not row.finished:
             row.reasons = _reasons(row, p75, streaks.get(m.learner_id, {}), klass.idle_minutes)
@@ -317,6 +321,9 @@ def _reasons(row: LearnerRow, p75: dict[int, float | None], streaks: dict[str, i
 
 
 def _minutes(seconds: float) -> str:
+    """42 s, 7 min, 2.5 h: the precision an instructor glancing at a screen needs."""
+    if seconds >= 90 * 60:
+        return f"{seconds / 3600:.1f} h"
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
