@@ -243,13 +243,23 @@ def _sentences(plan: Plan) -> list[str]:
     return lines[:end]
 
 
+def _anchor(x: float) -> str:
+    """Text anchor of a label at x on the bar, kept inside the chart."""
+    return "end" if x > BAR_WIDTH - 60 else "start" if x < 60 else "middle"
+
+
+def _tick_label(gb_value: float) -> str:
+    """A tick in GB: 2.5, 150, 1,000,000."""
+    return f"{gb_value:,.0f}" if gb_value >= 1e5 else f"{gb_value:,g}"
+
+
 def compute(params: Params) -> PlanView:
     """The engine's plan for these fields, laid out for the widget."""
     req = params.request()
     plan = make_plan(req)
     mem = plan.per_gpu
     parts = [(c, LABELS[c], float(getattr(mem, c))) for c in COMPONENTS]
-    ticks = linear_ticks(max(mem.total, mem.capacity) / 1e9, BAR_WIDTH, lambda v: f"{v:g}", target=6)
+    ticks = linear_ticks(max(mem.total, mem.capacity) / 1e9, BAR_WIDTH, _tick_label, target=6)
     scale = BAR_WIDTH / (ticks[-1].value * 1e9)
     rows = [Row(key=c, label=label, bytes=int(v), share=v / mem.capacity) for c, label, v in parts if v > 0]
     found = fixes(req) if params.fixes and not plan.fits else []
@@ -278,8 +288,8 @@ def compute(params: Params) -> PlanView:
         rows=rows,
         segments=stacked(parts, scale),
         ticks=ticks,
-        capacity_x=round(mem.capacity * scale, 2),
-        capacity_anchor="end" if mem.capacity * scale > BAR_WIDTH - 60 else "middle",
+        capacity_x=max(round(mem.capacity * scale, 2), 1.0),  # visible even beside a huge total
+        capacity_anchor=_anchor(mem.capacity * scale),
         total_share=mem.total / mem.capacity,
         over_bytes=max(0, mem.total - mem.capacity),
         over_width=round(max(0, mem.total - mem.capacity) * scale, 2),

@@ -1,0 +1,37 @@
+"""The cluster-scale calculator over HTTP."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+HX = {"HX-Request": "true"}
+
+
+def test_step_6_sizes_llama_405b_at_66_days_on_16384_gpus(lessons_client: TestClient) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/6").text
+    assert '<span data-value="days">66.2 days</span> on 16,384 GPUs' in page
+    assert '<dd data-value="one_gpu">2,969 years</dd>' in page
+    assert (
+        '<dd data-value="gpus_for_memory">147</dd>' in page
+        and '<dd data-value="gpus_for_deadline">12,048</dd>' in page
+    )
+
+
+def test_a_lower_mfu_lets_the_deadline_escape(client: TestClient) -> None:
+    base = "model=llama-3.1-405b&tokens=15.6e12&gpus=12048&deadline_days=90"
+    ok = client.get(f"/widgets/cluster-scale?{base}&mfu=0.41", headers=HX).text
+    late = client.get(f"/widgets/cluster-scale?{base}&mfu=0.35", headers=HX).text
+    assert "(within the 90-day deadline)" in ok and "(past the 90-day deadline)" in late
+
+
+def test_too_few_gpus_cannot_hold_the_run(client: TestClient) -> None:
+    r = client.get("/widgets/cluster-scale?model=llama-3.1-405b&gpus=64", headers=HX).text
+    assert "64 GPUs cannot hold the run at all." in r
+
+
+def test_a_deadline_of_zero_days_is_refused_beside_the_field(client: TestClient) -> None:
+    r = client.get("/widgets/cluster-scale?deadline_days=0", headers=HX)
+    assert r.status_code == 422
+    assert re.search(r'id="w1-deadline_days-error" hx-swap-oob="true">Must be at least 1', r.text)

@@ -1,0 +1,40 @@
+"""Decode speed by model, precision and GPU generation, over HTTP."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+HX = {"HX-Request": "true"}
+
+
+def speed(html: str) -> str:
+    match = re.search(r'<span data-value="tokens_per_second">([\d,]+)</span>', html)
+    assert match
+    return match.group(1)
+
+
+def test_llama_8b_on_one_h100_decodes_at_most_196_tokens_a_second(client: TestClient) -> None:
+    r = client.get(
+        "/widgets/decode-speed?model=llama-3.1-8b&precision=bf16&gpu=h100&context_tokens=8192", headers=HX
+    )
+    assert speed(r.text) == "196" and "Weights alone: 209 tokens/s" in r.text
+
+
+def test_bandwidth_and_bytes_move_the_ceiling(client: TestClient) -> None:
+    q = "/widgets/decode-speed?model=llama-3.1-8b&context_tokens=8192"
+    assert speed(client.get(f"{q}&gpu=a100", headers=HX).text) == "119"
+    assert speed(client.get(f"{q}&gpu=h200", headers=HX).text) == "280"
+    assert speed(client.get(f"{q}&precision=fp8", headers=HX).text) == "368"  # 3.35 TB/s ÷ (8.03 + 1.07) GB
+
+
+def test_the_panel_shows_the_model_on_an_h100_of_dgx1(client: TestClient) -> None:
+    r = client.get("/widgets/decode-speed?model=llama-3.1-8b&context_tokens=8192", headers=HX).text
+    assert 'id="dgx-panel"' in r and 'data-gpu="0" data-used="19028985344"' in r
+
+
+def test_an_unknown_gpu_is_refused_beside_the_field(client: TestClient) -> None:
+    r = client.get("/widgets/decode-speed?gpu=b200", headers=HX)
+    assert r.status_code == 422
+    assert re.search(r'id="w1-gpu-error" hx-swap-oob="true">Choose one of', r.text)
