@@ -119,7 +119,11 @@ class StepRenderer:
                 raise yaml.YAMLError("the block's body must be a YAML mapping of parameters")
             params = loaded
         except yaml.YAMLError as exc:
-            problems.append(Problem(file=file, line=_yaml_line(exc, line + 1), message=f"bad YAML in {kind} block: {_yaml_text(exc)}"))
+            problems.append(
+                Problem(
+                    file=file, line=_yaml_line(exc, line + 1), message=f"bad YAML in {kind} block: {_yaml_text(exc)}"
+                )
+            )
         if kind != "cheatsheet" and not name:
             problems.append(Problem(file=file, line=line, message=f"{kind} block needs a name: ```{kind} NAME"))
         return Block(kind=kind, name=name, params=params, line=line)
@@ -129,7 +133,9 @@ def _prose_only(body: str) -> str:
     return re.sub(r"```.*?```", " ", body, flags=re.S)
 
 
-def load_lesson(folder: Path, renderer: StepRenderer, validate: BlockValidator | None, problems: list[Problem]) -> Lesson | None:
+def load_lesson(
+    folder: Path, renderer: StepRenderer, validate: BlockValidator | None, problems: list[Problem]
+) -> Lesson | None:
     """One lesson from its folder; None when lesson.yaml itself is unusable."""
     spec_file = folder / "lesson.yaml"
     try:
@@ -142,7 +148,9 @@ def load_lesson(folder: Path, renderer: StepRenderer, validate: BlockValidator |
         problems.extend(Problem(file=str(spec_file), line=1, message=m) for m in _field_messages(exc))
         return None
     if not SLUG.match(spec.slug):
-        problems.append(Problem(file=str(spec_file), line=1, message=f"slug '{spec.slug}' must be lowercase words joined by -"))
+        problems.append(
+            Problem(file=str(spec_file), line=1, message=f"slug '{spec.slug}' must be lowercase words joined by -")
+        )
     steps: list[Step] = []
     sections: list[SectionInfo] = []
     for section in spec.sections:
@@ -154,14 +162,26 @@ def load_lesson(folder: Path, renderer: StepRenderer, validate: BlockValidator |
                 numbers.append(step.number)
         sections.append(SectionInfo(title=section.title, steps=numbers))
     return Lesson(
-        slug=spec.slug, title=spec.title, summary=spec.summary, minutes=spec.minutes, order=spec.order,
-        presentable=spec.presentable, path=folder, sections=sections, steps=steps,
+        slug=spec.slug,
+        title=spec.title,
+        summary=spec.summary,
+        minutes=spec.minutes,
+        order=spec.order,
+        presentable=spec.presentable,
+        path=folder,
+        sections=sections,
+        steps=steps,
     )
 
 
 def _load_step(
-    path: Path, number: int, section: str, renderer: StepRenderer, validate: BlockValidator | None,
-    problems: list[Problem], spec_file: Path,
+    path: Path,
+    number: int,
+    section: str,
+    renderer: StepRenderer,
+    validate: BlockValidator | None,
+    problems: list[Problem],
+    spec_file: Path,
 ) -> Step | None:
     if not path.is_file():
         line = _line_of(spec_file, path.name)
@@ -172,7 +192,9 @@ def _load_step(
         front, body, body_line = split_front_matter(text)
         meta = StepMeta.model_validate(yaml.safe_load(front) or {})
     except yaml.YAMLError as exc:
-        problems.append(Problem(file=str(path), line=_yaml_line(exc, 2), message=f"bad front matter: {_yaml_text(exc)}"))
+        problems.append(
+            Problem(file=str(path), line=_yaml_line(exc, 2), message=f"bad front matter: {_yaml_text(exc)}")
+        )
         return None
     except (ValidationError, ValueError) as exc:
         msgs = _field_messages(exc) if isinstance(exc, ValidationError) else [str(exc)]
@@ -194,7 +216,9 @@ def _line_of(file: Path, needle: str) -> int:
     return 1
 
 
-def load_lessons(root: Path, validate: BlockValidator | None = None, strict: bool = True) -> tuple[list[Lesson], list[Problem]]:
+def load_lessons(
+    root: Path, validate: BlockValidator | None = None, strict: bool = True
+) -> tuple[list[Lesson], list[Problem]]:
     """Every lesson under root, ordered; with strict, raise LessonProblems when anything is wrong."""
     problems: list[Problem] = []
     renderer = StepRenderer(Evaluator())
@@ -209,10 +233,13 @@ def load_lessons(root: Path, validate: BlockValidator | None = None, strict: boo
     seen: dict[str, Lesson] = {}
     for lesson in lessons:
         if lesson.slug in seen:
-            problems.append(Problem(
-                file=str(lesson.path / "lesson.yaml"), line=1,
-                message=f"duplicate slug '{lesson.slug}' (also in {seen[lesson.slug].path / 'lesson.yaml'})",
-            ))
+            problems.append(
+                Problem(
+                    file=str(lesson.path / "lesson.yaml"),
+                    line=1,
+                    message=f"duplicate slug '{lesson.slug}' (also in {seen[lesson.slug].path / 'lesson.yaml'})",
+                )
+            )
         seen[lesson.slug] = lesson
     if strict and problems:
         raise LessonProblems(problems)

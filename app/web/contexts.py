@@ -75,7 +75,8 @@ def panel_view(node: NodeLoad | None) -> PanelView:
             if size <= 0:
                 continue
             width = min(size * scale, BAR_WIDTH - x) if x < BAR_WIDTH else 0.0
-            segments.append(Segment(component=comp, label=COMPONENT_LABELS[comp], bytes=size, x=x, width=max(width, 0.0)))
+            label = COMPONENT_LABELS[comp]
+            segments.append(Segment(component=comp, label=label, bytes=size, x=x, width=max(width, 0.0)))
             x += size * scale
         parts = ", ".join(f"{COMPONENT_LABELS[s.component].lower()} {gb(s.bytes, 1)}" for s in segments)
         gpus.append(GpuView(

@@ -58,8 +58,12 @@ def learner_middleware(
         response = await call_next(request)
         if is_new and not request.url.path.startswith(("/static", "/healthz", "/api")):
             response.set_cookie(
-                LEARNER_COOKIE, signer.cookie.dumps(request.state.learner_id), max_age=ONE_YEAR,
-                httponly=True, samesite="lax", secure=secure,
+                LEARNER_COOKIE,
+                signer.cookie.dumps(request.state.learner_id),
+                max_age=ONE_YEAR,
+                httponly=True,
+                samesite="lax",
+                secure=secure,
             )
         return response
 
@@ -85,4 +89,7 @@ async def require_csrf(request: Request) -> None:
         token = value if isinstance(value, str) else None
     signer: Signer = request.app.state.signer
     if not signer.csrf_ok(request.state.learner_id, token):
-        raise HTTPException(status_code=403, detail="This form has expired or did not come from this site. Reload the page and try again.")
+        raise HTTPException(
+            status_code=403,
+            detail="This form has expired or did not come from this site. Reload the page and try again.",
+        )

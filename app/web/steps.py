@@ -9,16 +9,19 @@ from fastapi import HTTPException
 from app.classroom import classes, progress
 from app.classroom.db import Database
 from app.lessons.model import Lesson
-from app.web import drills, predictions
+from app.web import companion, drills, predictions
 from app.web.contexts import StepPage, panel_view, widget_view
 from app.widgets.registry import get_widget
 
 
-async def build_step_page(db: Database, learner: str, lesson: Lesson, number: int, query: Mapping[str, str]) -> StepPage:
+async def build_step_page(
+    db: Database, learner: str, lesson: Lesson, number: int, query: Mapping[str, str]
+) -> StepPage:
     """The step's page; query values apply to widget number `w` (default the first)."""
     step = lesson.step(number)
     if step is None:
-        raise HTTPException(status_code=404, detail=f"'{lesson.title}' has {len(lesson.steps)} steps; there is no step {number}.")
+        detail = f"'{lesson.title}' has {len(lesson.steps)} steps; there is no step {number}."
+        raise HTTPException(status_code=404, detail=detail)
     klass = await classes.note_step(db, learner, lesson.slug, number)
     if klass is not None and klass.locked:  # held back by the class: say so, record nothing
         return StepPage(lesson=lesson, step=step, widgets={}, panel=panel_view(None), done=set(),
@@ -37,6 +40,7 @@ async def build_step_page(db: Database, learner: str, lesson: Lesson, number: in
         typed = query if target == str(index) else {}
         views[i] = widget_view(widget, block.params, typed, index=index, lesson=lesson.slug, step=number)
     await predictions.attach(db, learner, lesson.slug, step, views)  # closed until the learner's guess is in
+    await companion.attach(db, learner, views)  # the learner's own workload sheet, where a step shows it
     revealed = next((v.node for v in views.values() if v.node is not None and "predict" in v.extra), None)
     node = revealed or next((v.node for v in views.values() if v.node is not None), None)
     done = (await progress.progress_by_lesson(db, learner)).get(lesson.slug, progress.LessonProgress()).done

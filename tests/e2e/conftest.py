@@ -21,8 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
 ]
 
 pytestmark = pytest.mark.e2e
@@ -45,12 +51,31 @@ class Server:
 def start_server(data_dir: Path, lessons: Path = ROOT / "lessons", **env: str) -> Server:
     """Start `uvicorn app.main:app` on a free port and wait until /healthz answers."""
     port = free_port()
-    full_env = {**os.environ, "GPU_CLASSROOM_DATA_DIR": str(data_dir), "GPU_CLASSROOM_LESSONS_DIR": str(lessons),
-                "GPU_CLASSROOM_SECRET_KEY": "e2e-secret", **env}
+    full_env = {
+        **os.environ,
+        "GPU_CLASSROOM_DATA_DIR": str(data_dir),
+        "GPU_CLASSROOM_LESSONS_DIR": str(lessons),
+        "GPU_CLASSROOM_SECRET_KEY": "e2e-secret",
+        **env,
+    }
     log = open(data_dir.parent / f"server-{port}.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=full_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -152,7 +177,10 @@ def axe_violations(browser: Browser, url: str, width: int = 1280, color_scheme: 
         result: dict[str, Any] = page.evaluate(
             "async () => await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']})"
         )
-        return [{"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"]][:5]} for v in result["violations"]]
+        return [
+            {"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"]][:5]}
+            for v in result["violations"]
+        ]
     finally:
         ctx.close()
 

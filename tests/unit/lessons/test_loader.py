@@ -66,7 +66,9 @@ def test_check_reports_a_parameter_the_widget_refuses(lessons_dir: Path, capsys:
     _edit(lessons_dir / "tiny" / "01-first.md", "bits: 16", "bits: 12")
     code, lines = run_check(lessons_dir, capsys)
     assert code == 1
-    assert any(line.endswith("01-first.md:10: widget weight-storage: bits: Choose one of: 32, 16, 8, 4.") for line in lines)
+    assert any(
+        line.endswith("01-first.md:10: widget weight-storage: bits: Choose one of: 32, 16, 8, 4.") for line in lines
+    )
 
 
 def test_check_reports_an_unknown_setting(lessons_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
