@@ -234,6 +234,15 @@ class ProfileReport(BaseModel):
     )
     measured_at: datetime | None = Field(default=None, description="When it ran, if the tool said")
 
+    @property
+    def size_mb(self) -> float:
+        """Size of the data file in decimal megabytes."""
+        return self.size_bytes / MB
+
+    def rows(self) -> list[tuple[str, PhaseTiming]]:
+        """The three phases in order, with their timings."""
+        return [(p, getattr(self.phases, p)) for p in PHASES]
+
     def slowest_phase(self) -> str:
         """The phase with the largest median."""
         return max(PHASES, key=lambda p: getattr(self.phases, p).median)

@@ -1,0 +1,228 @@
+"""The companion lessons' learner data: the workload sheet (autosaved, exported) and the profiling data."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from pydantic import ValidationError
+from starlette.responses import StreamingResponse
+
+from app import profiling
+from app.classroom import sheets
+from app.classroom.db import Database
+from app.classroom.ratelimit import RateLimited, hit
+from app.web.contexts import WidgetView
+from app.web.deps import DB, Config, LearnerId, Tpl, is_htmx
+from app.web.security import require_csrf
+from app.widgets.base import readable
+from app.worksheet import FIELDS
+
+router = APIRouter()
+
+SAVES_PER_MINUTE = 240  # autosave sends a request after each pause in typing
+ATTACHES_PER_MINUTE = 30
+SHEET_WIDGETS = ("workload-sheet", "profile")
+SAFE_NEXT = re.compile(r"^/(lessons/[a-z0-9-]+/[0-9]+|companion/sheet)$")
+
+
+def _next(value: object) -> str:
+    """Where to go after a form post without JavaScript: a lesson step or the sheet page, nothing else."""
+    return value if isinstance(value, str) and SAFE_NEXT.match(value) else "/companion/sheet"
+
+
+async def attach(db: Database, learner: str, views: Mapping[int, WidgetView]) -> None:
+    """Give the sheet and profile widgets of a step the learner's own sheet."""
+    wanting = [v for v in views.values() if v.name in SHEET_WIDGETS]
+    if wanting:
+        sheet = await sheets.get_sheet(db, learner)
+        for view in wanting:
+            view.extra["sheet"] = sheet
+
+
+async def _limit(db: Database, key: str, limit: int) -> None:
+    try:
+        await hit(db, key, limit, 60)
+    except RateLimited as exc:
+        raise HTTPException(
+            status_code=429, detail=str(exc), headers={"Retry-After": str(exc.retry_after)}
+        ) from exc
+
+
+async def _form(request: Request) -> dict[str, str]:
+    form = await request.form()
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def _page(request: Request, tpl: Tpl, sheet: sheets.Sheet, status: int = 200, **extra: Any) -> HTMLResponse:
+    context: dict[str, Any] = {
+        "errors": {},
+        "typed": {},
+        "report_text": "",
+        "report_error": "",
+        "saved": [],
+        **extra,
+    }
+    html = tpl.page("companion/sheet.html", request=request, sheet=sheet, specs=FIELDS, **context)
+    return HTMLResponse(html, status_code=status, headers={"Vary": "HX-Request"})
+
+
+@router.get("/companion/sheet", response_class=HTMLResponse)
+async def sheet_page(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
+    """The learner's workload sheet on a page of its own, with its measurements and exports."""
+    return _page(request, tpl, await sheets.get_sheet(db, learner))
+
+
+@router.post("/companion/sheet", dependencies=[Depends(require_csrf)])
+async def save_sheet(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> Response:
+    """Autosave: keep every field that passes its check; a refused field gets its message beside it (422)."""
+    form = await _form(request)
+    await _limit(db, f"sheet:{learner}", SAVES_PER_MINUTE)
+    result = await sheets.save(db, learner, form)
+    status = 422 if result.errors else 200
+    if is_htmx(request):
+        body = tpl.blocks(
+            "companion/sheet.html",
+            ["save_response"],
+            request=request,
+            sheet=result.sheet,
+            errors=result.errors,
+            saved=result.saved,
+            specs=FIELDS,
+        )
+        return HTMLResponse(body, status_code=status, headers={"Vary": "HX-Request"})
+    if result.errors:
+        typed = {
+            k: sheets.SheetField(value=form.get(k, ""), status="to_measure", note=form.get(f"{k}_note", ""))
+            for k in result.errors
+        }
+        for key in result.errors:
+            if form.get(f"{key}_status") in sheets.STATUS_LABELS:
+                typed[key].status = form[f"{key}_status"]  # type: ignore[assignment]
+        return _page(request, tpl, result.sheet, 422, errors=result.errors, typed=typed)
+    return RedirectResponse(_next(form.get("next")) + "#sheet", status_code=303)
+
+
+@router.get("/companion/sheet.md")
+async def sheet_markdown(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> Response:
+    """The sheet as a Markdown file: empty fields stay empty, measurements keep where they came from."""
+    data = sheets.export(await sheets.get_sheet(db, learner))
+    text = tpl.page("companion/sheet.md", sheet=data)
+    return Response(
+        text,
+        media_type="text/markdown; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="workload-sheet.md"'},
+    )
+
+
+@router.get("/companion/sheet.json")
+async def sheet_json(db: DB, learner: LearnerId) -> JSONResponse:
+    """The sheet as JSON, the same fields as the Markdown export."""
+    data = sheets.export(await sheets.get_sheet(db, learner))
+    return JSONResponse(
+        data.model_dump(mode="json"),
+        headers={"Content-Disposition": 'attachment; filename="workload-sheet.json"'},
+    )
+
+
+def _report_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    if first["type"] == "json_invalid":
+        return "This is not JSON. Paste everything `gpu-classroom profile --json` printed, from { to }."
+    return (
+        f"This is not a profiling result: {where}: {readable(dict(first))}"
+        if where
+        else readable(dict(first))
+    )
+
+
+def _parse_report(text: str, cache_dir: Any) -> tuple[profiling.ProfileReport | None, str]:
+    """A profiling report from pasted or posted JSON, checked against the data file's known sum."""
+    if not text.strip():
+        return None, "Paste the JSON that `gpu-classroom profile --json` printed, or run the profile above."
+    if len(text) > 100_000:
+        return None, "That is far longer than a profiling result; paste only the JSON the command printed."
+    try:
+        report = profiling.ProfileReport.model_validate_json(text)
+    except ValidationError as exc:
+        return None, _report_error(exc)
+    expected = profiling.cached_sum(cache_dir, report.size_bytes)
+    if expected is not None and abs(report.checksum - expected) > 1e-6 * expected:
+        return None, (
+            f"The parsed numbers add up to {report.checksum:,.2f}, not the file's {expected:,.2f}: "
+            "the parse missed or misread some numbers, so these timings are not comparable."
+        )
+    return report, ""
+
+
+@router.post("/companion/sheet/profiles", dependencies=[Depends(require_csrf)])
+async def attach_profile(request: Request, db: DB, tpl: Tpl, learner: LearnerId, config: Config) -> Response:
+    """Attach a profiling result (from the browser's run or pasted from the terminal) to the sheet."""
+    form = await _form(request)
+    await _limit(db, f"profile:{learner}", ATTACHES_PER_MINUTE)
+    report, error = _parse_report(form.get("report", ""), config.data_dir / "profile-cache")
+    sheet = await (sheets.attach_profile(db, learner, report) if report else sheets.get_sheet(db, learner))
+    source = form.get("source", "terminal")
+    if is_htmx(request):
+        body = tpl.blocks(
+            "companion/sheet.html",
+            ["profiles_response"],
+            request=request,
+            sheet=sheet,
+            report_error=error,
+            source=source,
+            attached=report is not None,
+            next=_next(form.get("next")),
+        )
+        return HTMLResponse(body, status_code=422 if error else 200, headers={"Vary": "HX-Request"})
+    if error:
+        return _page(request, tpl, sheet, 422, report_text=form.get("report", ""), report_error=error)
+    return RedirectResponse(_next(form.get("next")) + "#measurements", status_code=303)
+
+
+@router.post("/companion/sheet/profiles/{profile_id}/delete", dependencies=[Depends(require_csrf)])
+async def remove_profile(request: Request, profile_id: str, db: DB, tpl: Tpl, learner: LearnerId) -> Response:
+    """Detach one measurement from the sheet."""
+    form = await _form(request)
+    sheet = await sheets.remove_profile(db, learner, profile_id[:32])
+    if is_htmx(request):
+        body = tpl.blocks(
+            "companion/sheet.html",
+            ["profiles_response"],
+            request=request,
+            sheet=sheet,
+            report_error="",
+            source="",
+            attached=False,
+            next=_next(form.get("next")),
+        )
+        return HTMLResponse(body, headers={"Vary": "HX-Request"})
+    return RedirectResponse(_next(form.get("next")) + "#measurements", status_code=303)
+
+
+@router.get("/companion/profile-data.csv")
+async def profile_data(
+    request: Request, config: Config, size_mb: int = Query(default=8, ge=1, le=profiling.WEB_MAX_MB)
+) -> Response:
+    """The profiling exercise's CSV file: deterministic, streamed while it is first written, then cached."""
+    nbytes = profiling.size_bytes(size_mb)
+    headers = {
+        "ETag": profiling.etag(nbytes),
+        "Cache-Control": "public, max-age=86400",
+        "Content-Encoding": "identity",  # the exercise times reading these bytes: no gzip in between
+        "X-Profile-Values": str(profiling.value_count(nbytes)),
+    }
+    if profiling.etag(nbytes) in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    cache = config.data_dir / "profile-cache"
+    path = profiling.cached_path(cache, nbytes)
+    if path.exists() and profiling.cached_sum(cache, nbytes) is not None:
+        return FileResponse(path, media_type="text/csv", headers=headers)
+    headers["Content-Length"] = str(nbytes)
+    return StreamingResponse(
+        profiling.stream_and_cache(cache, nbytes), media_type="text/csv", headers=headers
+    )

@@ -1,0 +1,107 @@
+// Presenting mode: full screen on a button press (or F), speaker notes toggled (N) or in a second window that
+// follows the slides. The arrow keys are app.js's: they click the slide's prev/next links, which htmx swaps in
+// place, so full screen stays on. PageUp/PageDown (what presentation clickers send) do the same.
+(function () {
+  "use strict";
+  const present = document.querySelector("[data-present]");
+  const notesWindow = document.querySelector("[data-notes-window]");
+  const root = present || notesWindow;
+  if (!root || !window.htmx) return;
+  const slug = root.dataset.slug;
+  const channel = "BroadcastChannel" in window ? new BroadcastChannel(`gc-present-${slug}`) : null;
+  const typing = (el) => el && (el.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName));
+  const plainKey = (event) => !(event.altKey || event.ctrlKey || event.metaKey || typing(event.target));
+  const current = (selector) => {
+    const el = document.querySelector(selector);
+    return el ? Number(el.dataset.step) : 0;
+  };
+
+  if (present) {
+    const fullButton = present.querySelector("[data-present-fullscreen]");
+    const notesButton = present.querySelector("[data-present-notes]");
+    const notesLink = present.querySelector("[data-present-notes-window]");
+    const exitLink = present.querySelector("[data-present-exit]");
+    let notesShown = sessionStorage.getItem("gc-present-notes") === "1";
+
+    const canFull = document.fullscreenEnabled && document.documentElement.requestFullscreen;
+    if (canFull) fullButton.hidden = false;
+    const toggleFull = () => {
+      if (document.fullscreenElement) document.exitFullscreen();
+      else document.documentElement.requestFullscreen().catch(() => { /* refused: stay windowed */ });
+    };
+    document.addEventListener("fullscreenchange", () => {
+      const on = Boolean(document.fullscreenElement);
+      fullButton.setAttribute("aria-pressed", String(on));
+      fullButton.textContent = on ? "Leave full screen" : "Full screen";
+    });
+    fullButton.addEventListener("click", toggleFull);
+
+    const applyNotes = () => {
+      const box = document.getElementById("slide-notes");
+      if (box) box.hidden = !notesShown;
+      notesButton.setAttribute("aria-expanded", String(notesShown));
+    };
+    notesButton.addEventListener("click", () => {
+      notesShown = !notesShown;
+      sessionStorage.setItem("gc-present-notes", notesShown ? "1" : "0");
+      applyNotes();
+    });
+
+    notesLink.addEventListener("click", (event) => {
+      event.preventDefault();
+      window.open(notesLink.href, "gc-notes", "popup,width=760,height=640");
+    });
+
+    const goTo = (n) => {
+      const total = Number(present.dataset.total);
+      if (!(n >= 1 && n <= total) || n === current("#slide")) return;
+      const url = `/lessons/${slug}/${n}/present`;
+      window.htmx.ajax("GET", url, { target: "#slide", swap: "outerHTML" }).then(() => history.pushState({}, "", url));
+    };
+
+    const settle = () => {
+      const n = current("#slide");
+      applyNotes();
+      notesLink.href = `/lessons/${slug}/${n}/notes`;
+      exitLink.href = `/lessons/${slug}/${n}`;
+      if (channel) channel.postMessage({ step: n });
+    };
+    document.body.addEventListener("htmx:afterSwap", (event) => {
+      if (event.detail.target && event.detail.target.id === "slide") {
+        settle();
+        const title = document.getElementById("slide-title");
+        if (title) title.focus({ preventScroll: true });
+      }
+    });
+    if (channel) channel.onmessage = (event) => { if (event.data && event.data.go) goTo(Number(event.data.go)); };
+
+    document.addEventListener("keydown", (event) => {
+      if (!plainKey(event)) return;
+      const key = event.key;
+      if (key === "f" || key === "F") { event.preventDefault(); if (canFull) toggleFull(); }
+      else if (key === "n" || key === "N") { event.preventDefault(); notesButton.click(); }
+      else if (key === "PageDown" || key === "PageUp") {
+        const control = document.querySelector(`#slide [data-nav="${key === "PageDown" ? "next" : "prev"}"]`);
+        if (control) { event.preventDefault(); control.click(); }
+      }
+    });
+    settle();
+  }
+
+  if (notesWindow) {
+    const show = (n) => {
+      if (!n || n === current("#notes-view")) return;
+      const url = `/lessons/${slug}/${n}/notes`;
+      window.htmx.ajax("GET", url, { target: "#notes-view", swap: "outerHTML" }).then(() => history.replaceState({}, "", url));
+    };
+    document.addEventListener("click", (event) => {
+      const link = event.target.closest && event.target.closest("[data-notes-go]");
+      if (!link || !channel) return;
+      event.preventDefault();
+      const n = Number(link.dataset.notesGo);
+      channel.postMessage({ go: n });
+      show(n);
+    });
+    if (channel) channel.onmessage = (event) => { if (event.data && event.data.step) show(Number(event.data.step)); };
+  }
+})();
