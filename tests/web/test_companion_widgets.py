@@ -1,0 +1,172 @@
+"""The companion lessons' widgets over HTTP: as the lesson renders them, updated by htmx, and refusing bad input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+HX = {"HX-Request": "true"}
+SLIDES = "/lessons/what-is-gpu-infrastructure"
+WORK = "/lessons/understanding-the-work"
+
+
+def value(html: str, name: str) -> str:
+    match = re.search(rf'data-value="{name}">([^<]*)<', html)
+    assert match, f"no {name} in the response"
+    return match.group(1)
+
+
+# --- data-path ------------------------------------------------------------------------------------------
+
+
+def test_step_3_shows_the_loader_setting_the_pace_and_gpus_busy_40_percent(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{WORK}/3").text
+    assert value(html, "busy") == "GPUs busy 40 %"
+    assert 'data-limit="loader"' in html
+    assert re.search(r'data-stage="loader">\s*<line[^>]*/>\s*<rect', html)  # drawn as a box in the SVG
+    assert "The loader is the slowest stage and sets the pace." in html  # the diagram's text twin
+
+
+def test_more_loader_workers_raise_the_busy_share_until_compute_limits(client: TestClient) -> None:
+    busy = []
+    for workers in (4, 8, 10, 16):
+        r = client.get(f"/widgets/data-path?loader_workers={workers}", headers=HX)
+        assert r.status_code == 200
+        busy.append(value(r.text, "busy"))
+    assert busy == ["GPUs busy 40 %", "GPUs busy 80 %", "GPUs busy 100 %", "GPUs busy 100 %"]
+    assert 'data-limit="compute"' in client.get("/widgets/data-path?loader_workers=16", headers=HX).text
+
+
+def test_the_data_path_moves_the_dgx1_panels_utilisation(client: TestClient) -> None:
+    r = client.get("/widgets/data-path?loader_workers=4", headers=HX).text
+    assert 'id="dgx-panel"' in r and 'hx-swap-oob="true"' in r
+    assert r.count("40 % busy") == 8  # all eight GPUs of the job wait for the loader
+
+
+def test_a_slow_network_becomes_the_stage_that_limits(client: TestClient) -> None:
+    r = client.get("/widgets/data-path?loader_workers=16&distributed=true&network_gb_s=0.125", headers=HX).text
+    assert 'data-limit="network"' in r and "Exchanging gradients" in r
+
+
+def test_a_negative_worker_count_is_refused_beside_the_field(client: TestClient) -> None:
+    r = client.get("/widgets/data-path?loader_workers=-1", headers=HX)
+    assert r.status_code == 422
+    assert re.search(r'id="w1-loader_workers-error" hx-swap-oob="true">Must be at least 1', r.text)
+    assert r.headers["HX-Reswap"] == "none"
+
+
+# --- slide widgets ----------------------------------------------------------------------------------------
+
+
+def test_slide_2_shows_llama_70b_overflowing_one_h100(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{SLIDES}/2").text
+    assert 'data-widget="memory-capacity"' in html and 'data-fits="false"' in html
+    assert "Does not fit: one GPU would need 145.8 GB of 80 GB" in html
+
+
+def test_spreading_llama_70b_over_two_gpus_makes_it_fit(client: TestClient) -> None:
+    r = client.get("/widgets/memory-capacity?model=llama-3.1-70b&gpus=2", headers=HX)
+    assert r.status_code == 200 and 'data-fits="true"' in r.text
+    assert "Fits:" in value(r.text, "verdict")
+
+
+def test_training_multiplies_the_footprint(client: TestClient) -> None:
+    serve = client.get("/widgets/memory-capacity?model=llama-3.1-8b&mode=serve", headers=HX).text
+    train = client.get("/widgets/memory-capacity?model=llama-3.1-8b&mode=train", headers=HX).text
+    assert 'data-fits="true"' in serve and 'data-fits="false"' in train
+    assert "optimizer state 96.4 GB" in train and "optimizer state" not in serve
+
+
+def test_training_with_int4_weights_is_refused(client: TestClient) -> None:
+    r = client.get("/widgets/memory-capacity?mode=train&precision=int4", headers=HX)
+    assert r.status_code == 422 and "for serving only" in r.text
+
+
+def test_slide_3_all_reduce_takes_62_ms_on_nvlink_and_longer_elsewhere(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{SLIDES}/3").text
+    rows = dict(re.findall(r'<tr data-link="(\w+)"><th scope="row">[^<]+</th><td>[^<]+</td><td>([^<]+)</td>', html))
+    assert rows == {"nvlink": "62.5 ms", "pcie": "446 ms", "network": "562 ms"}
+
+
+def test_interconnect_links_must_be_known(client: TestClient) -> None:
+    r = client.get("/widgets/interconnect?links=nvlink,carrier-pigeon", headers=HX)
+    assert r.status_code == 422 and "Links are some of: nvlink, pcie, network" in r.text
+
+
+def test_slide_4_busy_is_full_while_useful_compute_is_tiny(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{SLIDES}/4").text
+    gauges = dict(re.findall(r'data-gauge="(\w+)">.*?class="bar-value"[^>]*>([^<]+)<', html, re.S))
+    assert gauges["busy"] == "100.0 %" and gauges["compute"] == "0.3 %"
+
+
+def test_a_bigger_batch_makes_a_million_tokens_cheaper(client: TestClient) -> None:
+    one = value(client.get("/widgets/utilisation?batch_size=1", headers=HX).text, "cost")
+    many = value(client.get("/widgets/utilisation?batch_size=64", headers=HX).text, "cost")
+    assert float(one.strip("$")) > 10 * float(many.strip("$"))
+
+
+def test_utilisation_refuses_a_batch_beyond_its_slider(client: TestClient) -> None:
+    r = client.get("/widgets/utilisation?batch_size=100000", headers=HX)
+    assert r.status_code == 422 and "Must be at most 256" in r.text
+
+
+def test_slide_8_decode_is_bandwidth_bound_and_the_h200_reads_faster(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{SLIDES}/8").text
+    assert 'data-binds="memory-bandwidth"' in html and value(html, "speed") == "≤ 196 tokens a second"
+    h200 = lessons_client.get("/widgets/bandwidth-capacity?gpu=h200", headers=HX).text
+    assert value(h200, "speed") == "≤ 280 tokens a second"
+
+
+def test_slide_7_four_nodes_overflow_a_15_kw_room(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{SLIDES}/7").text
+    assert 'data-fits-room="false"' in html and value(html, "watts") == "40.8 kW"
+    assert "25.8 kW over" in html
+
+
+def test_slide_21_a_month_at_70_percent_load(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{SLIDES}/21").text
+    assert value(html, "kwh") == "5,141 kWh"
+    assert value(html, "cost") == "$771" and value(html, "co2") == "2,056 kg CO₂"
+    full = lessons_client.get("/widgets/power-energy?load=1&price_per_kwh=0.15", headers=HX).text
+    assert value(full, "kwh") == "7,344 kWh"
+
+
+def test_a_load_above_one_is_refused_beside_the_field(client: TestClient) -> None:
+    r = client.get("/widgets/power-energy?load=1.5", headers=HX)
+    assert r.status_code == 422
+    assert re.search(r'id="w1-load-error" hx-swap-oob="true">Must be at most 1', r.text)
+
+
+@pytest.mark.parametrize(
+    "name", ["data-path", "memory-capacity", "interconnect", "utilisation", "bandwidth-capacity", "power-energy"]
+)
+def test_every_companion_widget_renders_as_a_page_without_javascript(client: TestClient, name: str) -> None:
+    r = client.get(f"/widgets/{name}")
+    assert r.status_code == 200 and "<html" in r.text and f'data-widget="{name}"' in r.text
+
+
+# --- workload-sheet and profile blocks -----------------------------------------------------------------
+
+
+def test_step_5_holds_the_sheet_form_with_examples_only_as_placeholders(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{WORK}/5").text
+    assert 'data-widget="workload-sheet"' in html and 'action="/companion/sheet"' in html
+    assert html.count('value="to_measure" checked') == 5
+    assert 'placeholder="e.g. labelled photos' in html
+    assert re.search(r'<textarea id="sheet-input"[^>]*></textarea>', html)  # empty: the example is not a value
+
+
+def test_step_6_offers_the_sizes_and_says_what_it_does_not_predict(lessons_client: TestClient) -> None:
+    html = lessons_client.get(f"{WORK}/6").text
+    sizes = re.findall(r'<option value="(\d+)"( selected)?>\d+ MB</option>', html)
+    assert sizes == [("8", ""), ("16", " selected"), ("32", ""), ("64", "")]
+    assert "predicts nothing about GPU training speed" in html
+    assert "gpu-classroom profile --size 64MB --repeat 5 --json" in html
+    assert "profile-worker.js" in html
+
+
+def test_a_profile_block_must_offer_its_own_default_size(client: TestClient) -> None:
+    r = client.get("/widgets/profile?size_mb=4&sizes_mb=8,16", headers=HX)
+    assert r.status_code == 422
