@@ -1,0 +1,105 @@
+"""The live-run clock (app/widgets/_live.py) and the training-run widget's compute, without HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.widgets import _live
+from app.widgets.training_run import Params, compute
+
+DURATION = 20.0  # wall seconds a run plays for in these tests
+
+
+def settings(**extra: object) -> Params:
+    return Params.model_validate({"play_seconds": 20, **extra})
+
+
+def test_a_fresh_run_is_ready_and_start_begins_it_now() -> None:
+    ready = _live.resolve(settings(), DURATION, now=1000.0)
+    assert ready.status == "ready" and ready.played == 0
+    started = _live.resolve(settings(action="start"), DURATION, now=1000.0)
+    assert started.status == "running" and started.started_at == 1000.0 and started.elapsed == 0
+
+
+def test_a_running_run_has_played_the_wall_time_since_its_start() -> None:
+    p = settings(started_at=1000.0, run_of=settings().fingerprint())
+    assert _live.resolve(p, DURATION, now=1007.5).played == pytest.approx(7.5)
+
+
+def test_pause_keeps_what_was_played_and_stops_the_clock() -> None:
+    p = settings(started_at=1000.0, action="pause", run_of=settings().fingerprint())
+    paused = _live.resolve(p, DURATION, now=1005.0)
+    assert paused.status == "paused" and paused.started_at == 0 and paused.elapsed == pytest.approx(5.0)
+    later = _live.resolve(settings(elapsed=paused.elapsed, run_of=paused.run_of), DURATION, now=9999.0)
+    assert later.status == "paused" and later.played == pytest.approx(5.0)
+
+
+def test_resume_continues_from_the_pause() -> None:
+    p = settings(elapsed=5.0, action="start", run_of=settings().fingerprint())
+    resumed = _live.resolve(p, DURATION, now=2000.0)
+    assert resumed.status == "running" and resumed.started_at == 2000.0
+    assert _live.resolve(settings(started_at=2000.0, elapsed=5.0, run_of=resumed.run_of), DURATION,
+                         now=2003.0).played == pytest.approx(8.0)  # fmt: skip
+
+
+def test_a_run_stops_at_its_end_and_stays_finished() -> None:
+    p = settings(started_at=1000.0, run_of=settings().fingerprint())
+    done = _live.resolve(p, DURATION, now=1000.0 + DURATION + 1)
+    assert done.status == "finished" and done.played == DURATION
+    assert done.form_values()["started_at"] == "0"  # nothing left to poll for
+
+
+def test_start_after_the_end_runs_again_from_the_beginning() -> None:
+    p = settings(elapsed=DURATION, action="start", run_of=settings().fingerprint())
+    again = _live.resolve(p, DURATION, now=5000.0)
+    assert again.status == "running" and again.elapsed == 0 and again.started_at == 5000.0
+
+
+def test_reset_goes_back_to_ready() -> None:
+    p = settings(started_at=1000.0, elapsed=3.0, action="reset", run_of=settings().fingerprint())
+    assert _live.resolve(p, DURATION, now=1004.0).status == "ready"
+
+
+def test_changing_a_setting_restarts_a_running_run_from_zero() -> None:
+    old = settings().fingerprint()
+    p = settings(gpus=4, started_at=1000.0, elapsed=2.0, run_of=old)
+    restarted = _live.resolve(p, DURATION, now=1010.0)
+    assert restarted.status == "running" and restarted.played == 0 and restarted.started_at == 1010.0
+    assert restarted.run_of != old
+
+
+def test_a_start_time_in_the_future_counts_as_now() -> None:
+    p = settings(started_at=5000.0, run_of=settings().fingerprint())
+    assert _live.resolve(p, DURATION, now=1000.0).played == 0
+
+
+def test_typed_and_default_settings_have_one_fingerprint() -> None:
+    typed = Params.model_validate({"loader_samples_per_second": "64", "tokens": "1e9", "mfu": "0.4"})
+    assert typed.fingerprint() == Params().fingerprint()
+
+
+def test_the_whole_run_plays_in_the_replay_length_when_the_loader_keeps_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_live, "clock", lambda: 1000.0)
+    r = compute(settings())
+    assert r.snap is not None
+    assert r.live.duration == pytest.approx(20.0)
+    assert r.speed * 20 == pytest.approx(r.snap.total_seconds)
+
+
+def test_a_starved_run_plays_slower_but_at_most_four_times_slower(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_live, "clock", lambda: 1000.0)
+    half = compute(settings(loader_samples_per_second=16))
+    crawl = compute(settings(loader_samples_per_second=1))
+    assert half.live.duration == pytest.approx(40.0, rel=0.01)  # the loader gives half the tokens the GPUs take
+    assert crawl.live.duration == pytest.approx(80.0)
+
+
+def test_the_loss_chart_spans_the_whole_run_from_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_live, "clock", lambda: 1010.0)
+    p = settings(started_at=1000.0, run_of=settings().fingerprint())
+    r = compute(p)
+    assert r.chart is not None and r.snap is not None
+    first = r.chart.points.split()[0]
+    assert first.startswith(f"{r.chart.frame.left},")  # the curve starts at 0 tokens
+    assert r.chart.frame.x_ticks[-1].label == "1B"
+    assert 0.4 < r.snap.progress < 0.55

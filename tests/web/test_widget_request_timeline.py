@@ -1,0 +1,77 @@
+"""The request timeline over HTTP: one prefill, a decode step per output token, drawn to scale."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+HX = {"HX-Request": "true"}
+
+
+def widths(html: str, phase: str) -> dict[str, float]:
+    """Width of each row's prefill or decode block, by row key."""
+    rows = re.findall(rf'<g data-row="(\w+)">.*?class="phase-{phase}" x="[\d.]+" y="[\d.]+" width="([\d.]+)"', html,
+                      re.S)  # fmt: skip
+    return {key: float(w) for key, w in rows}
+
+
+def answer(html: str, key: str) -> str:
+    found = re.search(rf'<span data-value="{key}">([^<]*)<', html)
+    assert found
+    return found.group(1)
+
+
+def test_step_9_follows_a_1000_token_prompt_and_a_500_token_answer(lessons_client: TestClient) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/9").text
+    assert answer(page, "total") == "2.6 s" and answer(page, "prefill") == "40.6 ms"
+    assert answer(page, "steps") == "500" and answer(page, "step") == "5.11 ms"
+    assert "serving Llama 3.1 8B (bf16) on 1 GPU" in page  # the panel holds the model
+
+
+def test_a_longer_answer_grows_the_picture_far_more_than_a_longer_prompt(client: TestClient) -> None:
+    html = client.get("/widgets/request-timeline?prompt_tokens=1000&output_tokens=500", headers=HX).text
+    decode, prefill = widths(html, "decode"), widths(html, "prefill")
+    assert decode["answer2"] == pytest.approx(2 * decode["this"], rel=0.01)
+    assert prefill["prompt2"] == pytest.approx(2 * prefill["this"], rel=0.01)
+    grow_answer = decode["answer2"] - decode["this"]
+    grow_prompt = prefill["prompt2"] - prefill["this"]
+    assert grow_answer > 20 * grow_prompt
+    assert "Long answers cost 63× more here than long questions" in html
+
+
+def test_the_picture_is_to_scale_prefill_and_decode_share_one_axis(client: TestClient) -> None:
+    html = client.get("/widgets/request-timeline?prompt_tokens=8000&output_tokens=100", headers=HX).text
+    decode, prefill = widths(html, "decode"), widths(html, "prefill")
+    # 8,000 prompt tokens at 40 % of 989 TFLOPS ≈ 325 ms; 100 decode steps of ≈ 5.1 ms ≈ 511 ms
+    assert 0.5 < prefill["this"] / decode["this"] < 0.8
+
+
+def test_each_decode_step_is_marked_or_every_kth_when_too_thin(client: TestClient) -> None:
+    few = client.get("/widgets/request-timeline?prompt_tokens=100&output_tokens=20", headers=HX).text
+    many = client.get("/widgets/request-timeline?prompt_tokens=100&output_tokens=4000", headers=HX).text
+    assert "a mark between every step" in few
+    assert re.search(r"a mark every (\d+) steps", many)
+    marks = re.search(r'<g data-row="this">.*?class="decode-tick" d="([^"]+)"', few, re.S)
+    assert marks and marks.group(1).count("M") == 19  # between 20 steps
+
+
+def test_the_timeline_has_a_text_twin(client: TestClient) -> None:
+    html = client.get("/widgets/request-timeline", headers=HX).text
+    assert 'role="img" aria-labelledby="w1-timeline-caption"' in html
+    assert re.search(r'<tr data-row="answer2"><th scope="row">Answer × 2</th><td>1,000 tokens in 40.6 ms</td>'
+                     r'<td>1,000 × 5.11 ms = 5.11 s</td><td data-value="total">5.16 s</td>', html)
+
+
+def test_a_model_too_big_for_one_gpu_is_split_and_says_so(client: TestClient) -> None:
+    html = client.get("/widgets/request-timeline?model=llama-3.1-70b", headers=HX).text
+    assert "split over 2 GPUs (tensor parallel)" in html and "2 of 8 GPUs in use" in html
+
+
+def test_bad_lengths_are_refused_beside_their_fields(client: TestClient) -> None:
+    r = client.get("/widgets/request-timeline?output_tokens=0", headers=HX)
+    assert r.status_code == 422
+    assert re.search(r'id="w1-output_tokens-error" hx-swap-oob="true">Must be at least 1', r.text)
+    r = client.get("/widgets/request-timeline?prompt_tokens=1e9", headers=HX)
+    assert r.status_code == 422 and 'id="w1-prompt_tokens-error" hx-swap-oob="true">' in r.text

@@ -1,0 +1,155 @@
+"""The live serving run over HTTP: arrivals, batching, saturation in words, 286 at the end and while paused."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.widgets import _live
+from tests.conftest import make_settings
+
+HX = {"HX-Request": "true"}
+URL = "/widgets/serving-run?play_seconds=60&w=1&lesson=what-ai-workloads-need&step=8"
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
+    c = Clock(2_000_000.0)
+    monkeypatch.setattr(_live, "clock", c)
+    yield c
+
+
+def value(html: str, key: str) -> str:
+    found = re.search(rf'data-value="{key}">([^<]*)<', html)
+    assert found, f"no {key} in the result"
+    return found.group(1)
+
+
+def hidden(html: str) -> str:
+    pairs = re.findall(r'<input type="hidden" name="(started_at|elapsed|run_of)" value="([^"]*)">', html)
+    return "&".join(f"{k}={v}" for k, v in pairs)
+
+
+def run(client: TestClient, clock: Clock, extra: str, seconds: float) -> tuple[int, str]:
+    """Start the service with these settings and poll after `seconds` of wall time (5 simulated each)."""
+    started = client.get(f"{URL}{extra}&action=start", headers=HX)
+    assert started.status_code == 200
+    clock.now += seconds
+    r = client.get(f"{URL}{extra}&{hidden(started.text)}", headers=HX)
+    return r.status_code, r.text
+
+
+def duration(text: str) -> float:
+    """'41.2 s' or '2.01 min' in seconds."""
+    number, unit = text.split()
+    return float(number) * {"µs": 1e-6, "ms": 1e-3, "s": 1, "min": 60, "h": 3600}[unit]
+
+
+def queue(html: str) -> float:
+    return float(value(html, "queue").replace(",", ""))
+
+
+def test_step_8_shows_the_service_ready_with_its_weights_resident(lessons_client: TestClient, clock: Clock) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/8").text
+    assert "Start the service" in page and 'data-status="ready"' in page
+    assert "were loaded once onto 1 GPU" in page and value(page, "capacity") == "7.1 requests/s"
+    assert "serving Llama 3.1 8B on 1 GPU: weights loaded, waiting for requests" in page
+
+
+def test_below_capacity_the_service_keeps_up(client: TestClient, clock: Clock) -> None:
+    status, html = run(client, clock, "&arrival_rate=2", 20)
+    assert status == 200 and 'hx-trigger="every 500ms"' in html
+    assert 'data-saturated="false"' in html and "Keeping up." in html
+    assert queue(html) == 0 and value(html, "ttft") == "40.6 ms"  # a request waits only for its prefill
+
+
+def test_past_saturation_queue_and_first_token_time_keep_growing_and_it_says_so(client: TestClient,
+                                                                                clock: Clock) -> None:  # fmt: skip
+    _, early = run(client, clock, "&arrival_rate=12", 12)
+    clock.now += 24
+    later = client.get(f"{URL}&arrival_rate=12&{hidden(early)}", headers=HX).text
+    assert 'data-saturated="true"' in later and "without bound" in later
+    assert queue(later) > queue(early) > 0
+    assert value(later, "batch") == "32.0 of 32"  # every batch slot busy
+    ttft = [duration(value(h, "ttft")) for h in (early, later)]
+    assert ttft[1] > ttft[0] > 1
+
+
+def test_a_larger_batch_limit_raises_capacity(client: TestClient, clock: Clock) -> None:
+    small = client.get(URL + "&max_batch=8", headers=HX).text
+    large = client.get(URL + "&max_batch=128", headers=HX).text
+    assert float(value(small, "capacity").split()[0]) < float(value(large, "capacity").split()[0])
+
+
+def test_the_panel_holds_weights_and_the_reserved_kv_cache_and_shows_load(client: TestClient,
+                                                                          clock: Clock) -> None:  # fmt: skip
+    _, html = run(client, clock, "&arrival_rate=12", 12)
+    assert 'id="dgx-panel"' in html and "serving Llama 3.1 8B on 1 GPU: saturated, the queue grows" in html
+    assert '<span class="gpu-util">100 % busy' in html
+    assert "kv cache" in html.lower()
+
+
+def test_the_run_ends_after_five_simulated_minutes_with_286(client: TestClient, clock: Clock) -> None:
+    status, html = run(client, clock, "&arrival_rate=2", 61)
+    assert status == 286 and 'data-status="finished"' in html and "hx-trigger" not in html
+
+
+def test_pause_answers_286(client: TestClient, clock: Clock) -> None:
+    started = client.get(URL + "&action=start", headers=HX).text
+    clock.now += 3
+    r = client.get(f"{URL}&{hidden(started)}&action=pause", headers=HX)
+    assert r.status_code == 286 and 'data-status="paused"' in r.text
+    assert "paused, no new requests admitted" in r.text
+
+
+def test_a_model_too_big_for_one_gpu_is_served_tensor_parallel(client: TestClient, clock: Clock) -> None:
+    html = client.get(URL + "&model=llama-3.1-70b", headers=HX).text
+    assert "were loaded once onto 2 GPUs" in html
+
+
+def test_a_model_too_big_for_dgx1_cannot_start(client: TestClient, clock: Clock) -> None:
+    html = client.get(URL + "&model=llama-3.1-405b", headers=HX).text
+    assert "does not fit" in html and re.search(r'value="start" disabled', html)
+
+
+@pytest.mark.parametrize(("query", "field", "message"), [
+    ("arrival_rate=0", "arrival_rate", "Must be at least 0.1"),
+    ("arrival_rate=many", "arrival_rate", "Enter a number"),
+    ("max_batch=3", "max_batch", "Choose one of: 1, 4, 8, 16, 32, 64, 128, 256"),
+    ("model=gpt-5", "model", "Unknown model"),
+    ("seed=-1", "seed", "Must be at least 0"),
+])  # fmt: skip
+def test_bad_input_is_refused_beside_its_field(client: TestClient, clock: Clock, query: str, field: str,
+                                               message: str) -> None:  # fmt: skip
+    r = client.get(f"{URL}&{query}", headers=HX)
+    assert r.status_code == 422
+    assert re.search(rf'id="w1-{field}-error" hx-swap-oob="true">{message}', r.text)
+
+
+def test_the_same_settings_and_start_time_give_the_same_page_in_a_fresh_app(tmp_path: Path, clock: Clock) -> None:
+    query = URL + "&arrival_rate=9&seed=3&started_at=1999970&run_of="
+    pages = []
+    for name in ("a", "b"):
+        with TestClient(create_app(make_settings(tmp_path / name))) as fresh:
+            pages.append(fresh.get(query, headers=HX).text)
+    assert pages[0] == pages[1] and 'data-status="running"' in pages[0]
+
+
+def test_another_seed_brings_other_arrivals(client: TestClient, clock: Clock) -> None:
+    a = client.get(URL + "&arrival_rate=5&seed=1&started_at=1999970&run_of=", headers=HX).text
+    b = client.get(URL + "&arrival_rate=5&seed=2&started_at=1999970&run_of=", headers=HX).text
+    bars = [re.findall(r'class="bar-arrivals"[^>]*height="([\d.]+)"', h) for h in (a, b)]
+    assert bars[0] and bars[0] != bars[1]

@@ -1,0 +1,187 @@
+"""The live training run over HTTP: start, poll, pause, finish (HTTP 286 stops polling), reload, starve."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.widgets import _live
+from tests.conftest import make_settings
+
+HX = {"HX-Request": "true"}
+URL = "/widgets/training-run?play_seconds=20&w=1&lesson=what-ai-workloads-need&step=5"
+
+
+class Clock:
+    """The wall clock the live widgets read, set by the test."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
+    c = Clock(1_000_000.0)
+    monkeypatch.setattr(_live, "clock", c)
+    yield c
+
+
+def value(html: str, key: str) -> str:
+    found = re.search(rf'data-value="{key}">([^<]*)<', html)
+    assert found, f"no {key} in the result"
+    return found.group(1)
+
+
+def state(response_html: str) -> dict[str, str]:
+    return dict(re.findall(r'<input type="hidden" name="(started_at|elapsed|run_of)" value="([^"]*)">',
+                           response_html))  # fmt: skip
+
+
+def start(client: TestClient, clock: Clock, extra: str = "") -> dict[str, str]:
+    r = client.get(URL + extra + "&action=start", headers=HX)
+    assert r.status_code == 200
+    return state(r.text)
+
+
+def poll(client: TestClient, s: dict[str, str], extra: str = "") -> tuple[int, str]:
+    q = "&".join(f"{k}={v}" for k, v in s.items())
+    r = client.get(f"{URL}{extra}&{q}", headers=HX)
+    return r.status_code, r.text
+
+
+def test_step_5_shows_a_run_ready_to_start_with_its_maths(lessons_client: TestClient, clock: Clock) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/5").text
+    assert "Start the run" in page and 'data-status="ready"' in page
+    assert "4.8 × 10¹⁹ FLOPs" in page and "65,685" in page  # 6·N·D and the GPUs' pace at 40 % MFU
+    assert 'hx-trigger="every 500ms"' not in page  # nothing polls before the start
+
+
+def test_start_records_the_start_time_and_polls_every_half_second(client: TestClient, clock: Clock) -> None:
+    r = client.get(URL + "&action=start", headers=HX)
+    assert r.status_code == 200
+    assert 'hx-trigger="every 500ms"' in r.text and ">Pause</button>" in r.text
+    assert state(r.text)["started_at"] == "1000000.000"
+    url = parse_qs(urlsplit(r.headers["HX-Replace-Url"]).query)
+    assert url["started_at"] == ["1000000.000"] and "action" not in url  # a reload does not press Start again
+
+
+def test_progress_and_simulated_time_move_with_the_clock(client: TestClient, clock: Clock) -> None:
+    s = start(client, clock)
+    clock.now += 4
+    _, early = poll(client, s)
+    clock.now += 6
+    _, later = poll(client, s)
+    assert value(early, "progress") == "20 %" and value(later, "progress") == "50 %"
+    assert value(early, "tokens-per-second") == "65,685"
+
+
+def test_the_run_stops_at_its_end_with_http_286(client: TestClient, clock: Clock) -> None:
+    s = start(client, clock)
+    clock.now += 25
+    status, html = poll(client, s)
+    assert status == 286  # htmx stops polling
+    assert 'data-status="finished"' in html and "hx-trigger" not in html and ">Run again</button>" in html
+    assert value(html, "progress") == "100 %" and value(html, "checkpoints").startswith("5 × 112 GB")
+
+
+def test_pause_answers_286_and_freezes_the_run(client: TestClient, clock: Clock) -> None:
+    s = start(client, clock)
+    clock.now += 5
+    status, paused = poll(client, s, "&action=pause")
+    assert status == 286 and 'data-status="paused"' in paused and "hx-trigger" not in paused
+    frozen = state(paused)
+    clock.now += 1000
+    status, still = poll(client, frozen)
+    assert status == 286 and value(still, "progress") == value(paused, "progress") == "25 %"
+
+
+def test_resume_continues_where_the_run_paused(client: TestClient, clock: Clock) -> None:
+    s = start(client, clock)
+    clock.now += 5
+    _, paused = poll(client, s, "&action=pause")
+    clock.now += 500
+    status, resumed = poll(client, state(paused), "&action=start")
+    assert status == 200 and ">Pause</button>" in resumed
+    clock.now += 5
+    _, later = poll(client, state(resumed))
+    assert value(later, "progress") == "50 %"
+
+
+def test_a_slow_loader_starves_the_gpus_and_the_panel_shows_it(client: TestClient, clock: Clock) -> None:
+    s = start(client, clock, "&loader_samples_per_second=16")
+    clock.now += 2
+    _, html = poll(client, s, "&loader_samples_per_second=16")
+    assert value(html, "tokens-per-second") == "32,768"  # 16 sequences × 2,048 tokens
+    assert value(html, "utilisation") == "50 %" and 'data-starved="true"' in html
+    assert "waiting on the data loader" in html and '<span class="gpu-util">50 % busy' in html
+
+
+def test_changing_a_setting_while_running_starts_the_run_again(client: TestClient, clock: Clock) -> None:
+    s = start(client, clock)
+    clock.now += 10
+    _, html = poll(client, s, "&gpus=4")
+    assert value(html, "progress") == "0 %" and state(html)["started_at"] == "1000010.000"
+
+
+def test_a_run_that_does_not_fit_cannot_start(client: TestClient, clock: Clock) -> None:
+    r = client.get(URL + "&gpus=1", headers=HX)
+    assert "This run cannot start" in r.text and "GPU 0 needs" in r.text
+    assert re.search(r'id="w1-run-main" name="action" value="start" disabled', r.text)
+    assert 'data-fits="false"' in r.text  # the panel shows the overflow
+
+
+@pytest.mark.parametrize(("query", "field", "message"), [
+    ("tokens=lots", "tokens", "Enter a number"),
+    ("mfu=2", "mfu", "Must be at most 1"),
+    ("gpus=3", "gpus", "Choose one of: 1, 2, 4, 8, 16, 32, 64"),
+    ("loader_samples_per_second=0", "loader_samples_per_second", "Must be at least 0.1"),
+    ("started_at=-5", "started_at", "Must be at least 0"),
+])  # fmt: skip
+def test_bad_input_is_refused_beside_its_field(client: TestClient, clock: Clock, query: str, field: str,
+                                               message: str) -> None:  # fmt: skip
+    r = client.get(f"{URL}&{query}", headers=HX)
+    assert r.status_code == 422 and r.headers["HX-Reswap"] == "none"
+    assert re.search(rf'id="w1-{field}-error" hx-swap-oob="true">{message}', r.text)
+
+
+def test_every_error_slot_the_response_fills_exists_on_the_page(lessons_client: TestClient, clock: Clock) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/5").text
+    fragment = lessons_client.get(URL + "&tokens=lots", headers=HX).text
+    for slot in re.findall(r'id="(w1-[a-z_]+-error)" hx-swap-oob', fragment):
+        assert f'id="{slot}"' in page, slot
+
+
+def test_the_same_settings_and_start_time_give_the_same_page_in_a_fresh_app(tmp_path: Path, clock: Clock) -> None:
+    query = URL + "&loader_samples_per_second=20&seed=7&started_at=999990&run_of="
+    pages = []
+    for name in ("a", "b"):
+        with TestClient(create_app(make_settings(tmp_path / name))) as fresh:
+            pages.append(fresh.get(query, headers=HX).text)
+    assert pages[0] == pages[1]
+    assert 'data-status="running"' in pages[0]
+
+
+def test_a_reload_of_the_shared_url_resumes_the_run(lessons_client: TestClient, clock: Clock) -> None:
+    r = lessons_client.get(URL + "&action=start", headers=HX)
+    clock.now += 8
+    page = lessons_client.get(r.headers["HX-Replace-Url"])
+    assert page.status_code == 200
+    assert 'data-status="running"' in page.text and 'hx-trigger="every 500ms"' in page.text
+    assert value(page.text, "progress") == "40 %"
+
+
+def test_without_javascript_start_submits_the_form_and_the_page_shows_the_run(lessons_client: TestClient,
+                                                                              clock: Clock) -> None:  # fmt: skip
+    page = lessons_client.get("/lessons/what-ai-workloads-need/5").text
+    assert re.search(r'action="/lessons/what-ai-workloads-need/5" method="get"', page)
+    running = lessons_client.get("/lessons/what-ai-workloads-need/5?w=1&action=start").text
+    assert 'data-status="running"' in running and ">Pause</button>" in running
