@@ -130,8 +130,9 @@ def _question(parameters: dict[str, Any], mem: memory.MemoryBreakdown) -> Questi
     seqs = f"{num(req.batch_size)} sequence{'s' if req.batch_size > 1 else ''}"
     if req.mode == "serve":
         how = "" if req.gpus == 1 else " split tensor-parallel"
+        many = f"{seqs} at once, each keeping" if req.batch_size > 1 else "one sequence at a time, keeping"
         prompt = (
-            f"Serve {arch.name} in {req.precision} on {gpus}{how}: {seqs} at once, each keeping "
+            f"Serve {arch.name} in {req.precision} on {gpus}{how}: {many} "
             f"{num(req.context_tokens)} tokens in a bf16 KV cache."
         )
     else:
@@ -139,7 +140,7 @@ def _question(parameters: dict[str, Any], mem: memory.MemoryBreakdown) -> Questi
         parallel = " (data parallel)" if req.gpus > 1 else ""
         prompt = (
             f"Train {arch.name} with Adam in mixed precision on {gpus}{parallel}: {seqs} of "
-            f"{num(req.context_tokens)} tokens on each GPU{recompute}."
+            f"{num(req.context_tokens)} tokens on {'each GPU' if req.gpus > 1 else 'the GPU'}{recompute}."
         )
     components = [c for c in COMPONENTS if getattr(mem, c) > 0]
     return Question(
