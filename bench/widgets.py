@@ -42,7 +42,8 @@ def widget_urls() -> dict[str, tuple[str, str]]:
                     continue
                 query = {k: v for k, v in block.params.items() if not isinstance(v, (list, dict))}
                 query.update(w=index, lesson=lesson.slug, step=step.number)
-                found[block.name] = (f"/widgets/{block.name}?{urlencode(query)}", f"/lessons/{lesson.slug}/{step.number}")
+                page = f"/lessons/{lesson.slug}/{step.number}"
+                found[block.name] = (f"/widgets/{block.name}?{urlencode(query)}", page)
     for name in all_widgets():
         found.setdefault(name, (f"/widgets/{name}", ""))
     return found
