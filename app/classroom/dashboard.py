@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Text, and_, case, cast, func, not_, select
 
 from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.classes import aware, horizon, is_open
@@ -139,41 +140,54 @@ class _Facts:
     """Rows read for one class, keyed for quick lookups."""
 
     members: list[Any]
-    done: dict[str, dict[int, datetime]] = field(default_factory=lambda: defaultdict(dict))
+    done: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     seen: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     seconds: dict[int, dict[int, float]] = field(default_factory=lambda: defaultdict(dict))
-    attempts: list[Any] = field(default_factory=list)
+    attempts: list[Any] = field(default_factory=list)  # (learner_id, step, drill, correct) in order
+    last_answer: dict[str, datetime] = field(default_factory=dict)
+    wrong: list[Any] = field(default_factory=list)  # (step, drill, answers JSON, parts JSON, count)
 
 
 async def _read(db: Database, klass: Classroom) -> _Facts:
+    """Six queries whatever the class size; the database does the filtering and the counting it can."""
     end = horizon(klass)
     in_class = Member.class_id == klass.id
+    done: ColumnElement[bool] = StepProgress.completed_at.is_not(None)
+    if end is not None:
+        done = and_(done, StepProgress.completed_at <= end)
+    progress = (select(StepProgress.learner_id, StepProgress.step, case((done, 1), else_=0))
+                .join(Member, Member.learner_id == StepProgress.learner_id)
+                .where(in_class, StepProgress.lesson == klass.lesson))
+    if end is not None:
+        progress = progress.where(StepProgress.first_seen <= end)
+    answered = [in_class, DrillAttempt.lesson == klass.lesson]
+    if end is not None:
+        answered.append(DrillAttempt.created_at <= end)
+    by_member = Member.learner_id == DrillAttempt.learner_id
+    typed, parts = cast(DrillAttempt.answers, Text), cast(DrillAttempt.correct_parts, Text)
     async with db.session() as s:
         members = (await s.execute(select(
             Member.id, Member.learner_id, Member.name, Member.joined_at, Member.step, Member.arrived_at,
             Member.counted_at, Member.last_active).where(in_class).order_by(Member.name_key))).all()
         facts = _Facts(members=list(members))
-        progress = await s.execute(
-            select(StepProgress.learner_id, StepProgress.step, StepProgress.first_seen, StepProgress.completed_at)
-            .join(Member, Member.learner_id == StepProgress.learner_id)
-            .where(in_class, StepProgress.lesson == klass.lesson))
-        for learner_id, step, first_seen, completed in progress:
-            if end is None or aware(first_seen) <= end:  # type: ignore[operator]
-                facts.seen[learner_id].add(step)
-            done_at = aware(completed)
-            if done_at is not None and (end is None or done_at <= end):
-                facts.done[learner_id][step] = done_at
+        for learner_id, step, is_done in await s.execute(progress):
+            facts.seen[learner_id].add(step)
+            if is_done:
+                facts.done[learner_id].add(step)
         times = await s.execute(select(StepTime.member_id, StepTime.step, StepTime.seconds)
                                 .join(Member, Member.id == StepTime.member_id).where(in_class))
         for member_id, step, secs in times:
             facts.seconds[member_id][step] = secs
-        attempts = (select(DrillAttempt.learner_id, DrillAttempt.step, DrillAttempt.drill, DrillAttempt.answers,
-                           DrillAttempt.correct_parts, DrillAttempt.correct, DrillAttempt.created_at)
-                    .join(Member, Member.learner_id == DrillAttempt.learner_id)
-                    .where(in_class, DrillAttempt.lesson == klass.lesson).order_by(DrillAttempt.id))
-        if end is not None:
-            attempts = attempts.where(DrillAttempt.created_at <= end)
-        facts.attempts = list((await s.execute(attempts)).all())
+        facts.attempts = list((await s.execute(
+            select(DrillAttempt.learner_id, DrillAttempt.step, DrillAttempt.drill, DrillAttempt.correct)
+            .join(Member, by_member).where(*answered).order_by(DrillAttempt.id))).all())
+        last = await s.execute(select(DrillAttempt.learner_id, func.max(DrillAttempt.created_at))
+                               .join(Member, by_member).where(*answered).group_by(DrillAttempt.learner_id))
+        facts.last_answer = {learner_id: at for learner_id, at in last if at is not None}
+        facts.wrong = list((await s.execute(
+            select(DrillAttempt.step, DrillAttempt.drill, typed, parts, func.count())
+            .join(Member, by_member).where(*answered, not_(DrillAttempt.correct))
+            .group_by(DrillAttempt.step, DrillAttempt.drill, typed, parts))).all())
     return facts
 
 
@@ -197,22 +211,26 @@ def percentile(values: list[float], q: float) -> float | None:
 def _drill_stats(outline: Outline, facts: _Facts, revealed: list[str]) -> list[DrillStats]:
     titles = {s.number: s.title for s in outline.steps}
     stats: dict[str, DrillStats] = {}
+
+    def stat(step: int, drill: str) -> DrillStats:
+        key = f"{step}:{drill}"
+        if key not in stats:
+            stats[key] = DrillStats(key=key, step=step, drill=drill, step_title=titles.get(step, ""),
+                                    revealed=key in revealed)
+        return stats[key]
+
     for s in outline.steps:
         for d in s.drills:
-            key = f"{s.number}:{d}"
-            stats[key] = DrillStats(key=key, step=s.number, drill=d, step_title=s.title, revealed=key in revealed)
-    wrong: dict[str, Counter[str]] = defaultdict(Counter)
+            stat(s.number, d)
     learners: dict[str, set[str]] = defaultdict(set)
-    for learner_id, step, drill, answers, parts, correct, _at in facts.attempts:
-        key = f"{step}:{drill}"
-        st = stats.get(key) or stats.setdefault(key, DrillStats(
-            key=key, step=step, drill=drill, step_title=titles.get(step, ""), revealed=key in revealed))
+    for learner_id, step, drill, correct in facts.attempts:
+        st = stat(step, drill)
         st.attempts += 1
-        learners[key].add(learner_id)
-        if correct:
-            st.correct += 1
-        else:
-            wrong[key][wrong_text(answers, parts)] += 1
+        st.correct += 1 if correct else 0
+        learners[st.key].add(learner_id)
+    wrong: dict[str, Counter[str]] = defaultdict(Counter)
+    for step, drill, answers, parts, count in facts.wrong:
+        wrong[f"{step}:{drill}"][wrong_text(json.loads(answers or "{}"), json.loads(parts or "{}"))] += count
     for key, st in stats.items():
         st.learners = len(learners[key])
         if st.attempts:
@@ -228,19 +246,10 @@ def _drill_stats(outline: Outline, facts: _Facts, revealed: list[str]) -> list[D
 def _wrong_streaks(facts: _Facts) -> dict[str, dict[str, int]]:
     """Per learner and drill: wrong attempts since the last right one."""
     streak: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for learner_id, step, drill, _a, _p, correct, _at in facts.attempts:
+    for learner_id, step, drill, correct in facts.attempts:
         key = f"{step}:{drill}"
         streak[learner_id][key] = 0 if correct else streak[learner_id][key] + 1
     return streak
-
-
-def _last_answer(facts: _Facts) -> dict[str, datetime]:
-    last: dict[str, datetime] = {}
-    for learner_id, *_rest, at in facts.attempts:
-        moment = aware(at)
-        if moment is not None and (learner_id not in last or moment > last[learner_id]):
-            last[learner_id] = moment
-    return last
 
 
 async def build_dashboard(db: Database, klass: Classroom, now: datetime | None = None) -> Dashboard:
@@ -256,17 +265,18 @@ async def build_dashboard(db: Database, klass: Classroom, now: datetime | None =
     p75 = {}
     for col in columns:
         finished = [facts.seconds[m.id].get(col.number, 0.0) for m in facts.members
-                    if col.number in facts.done.get(m.learner_id, {})]
+                    if col.number in facts.done.get(m.learner_id, set())]
         col.p75_seconds = percentile(finished, 0.75) if len(finished) >= P75_MIN_SAMPLES else None
         p75[col.number] = col.p75_seconds
-    streaks, answered = _wrong_streaks(facts), _last_answer(facts)
+    streaks = _wrong_streaks(facts)
+    answered = {k: aware(v) for k, v in facts.last_answer.items()}
     tally: dict[str, tuple[int, int]] = defaultdict(lambda: (0, 0))
-    for a in facts.attempts:
-        n, right = tally[a[0]]
-        tally[a[0]] = (n + 1, right + (1 if a[5] else 0))
+    for learner_id, _step, _drill, correct in facts.attempts:
+        n, right = tally[learner_id]
+        tally[learner_id] = (n + 1, right + (1 if correct else 0))
     rows = []
     for m in facts.members:
-        done = facts.done.get(m.learner_id, {})
+        done = facts.done.get(m.learner_id, set())
         seen = facts.seen.get(m.learner_id, set())
         cells = ["current" if n == m.step else "done" if n in done else "seen" if n in seen else "todo"
                  for n in range(1, total + 1)]
@@ -288,7 +298,7 @@ async def build_dashboard(db: Database, klass: Classroom, now: datetime | None =
             columns[row.step - 1].on_step += 1
     joined = len(rows)
     for col in columns:
-        col.done = sum(1 for m in facts.members if col.number in facts.done.get(m.learner_id, {}))
+        col.done = sum(1 for m in facts.members if col.number in facts.done.get(m.learner_id, set()))
         col.done_width = 100 * col.done / joined if joined else 0.0
         col.on_width = 100 * col.on_step / joined if joined else 0.0
     drills = _drill_stats(outline, facts, info.revealed)

@@ -1,0 +1,400 @@
+"""Load a class: N learners join, step through the lesson, move widgets, answer drills and poll their banner
+while the instructor's dashboard and projector poll every 2 s. Prints requests, errors and latency per route,
+checks that the database holds exactly the answers the server acknowledged, and ends with one line:
+
+    learners=N requests=N errors=N lost=N p99_ms=N        (p99 over the learners' requests)
+
+Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--workers 1]
+     [--url http://host:port]            use a running server instead of starting one
+     [--database-url postgresql+asyncpg://postgres@127.0.0.1/test --fresh-database]   PostgreSQL
+An asyncio + httpx load generator; randomness is seeded (--seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = "what-ai-workloads-need"
+BANNER_EVERY = 3.0  # seconds, as the banner's hx-trigger
+DASHBOARD_EVERY = 2.0
+INSTRUCTOR_ROUTES = ("dashboard poll", "projector poll")
+
+
+# --- what the pages hold ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Form:
+    action: str
+    method: str
+    fields: dict[str, str] = field(default_factory=dict)
+    choices: dict[str, list[str]] = field(default_factory=dict)
+    kind: str = ""  # widget | drill | done
+
+
+class Forms(HTMLParser):
+    """The forms of a step page a learner would use: widgets, drills, and the Done button."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[Form] = []
+        self.banner_url = ""
+        self._form: Form | None = None
+        self._select: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if a.get("id") == "class-banner" and a.get("hx-get"):
+            self.banner_url = a["hx-get"]
+        if tag == "form":
+            classes = a.get("class", "")
+            kind = ("widget" if a.get("hx-get", "").startswith("/widgets/") else
+                    "drill" if "drill-form" in classes else "done" if a.get("action", "").endswith("/done") else "")
+            action = a.get("hx-get") if kind == "widget" else a.get("action", "")
+            self._form = Form(action=action or "", method=a.get("method", "get"), kind=kind)
+        elif self._form is not None and tag == "input" and a.get("name"):
+            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
+                if a.get("type") == "radio":
+                    self._form.choices.setdefault(a["name"], []).append(a.get("value", ""))
+                return
+            self._form.fields[a["name"]] = a.get("value", "")
+        elif self._form is not None and tag == "select":
+            self._select = a.get("name")
+        elif self._form is not None and tag == "option" and self._select:
+            self._form.choices.setdefault(self._select, []).append(a.get("value", ""))
+            if "selected" in a or self._select not in self._form.fields:
+                self._form.fields[self._select] = a.get("value", "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self._select = None
+        elif tag == "form" and self._form is not None:
+            if self._form.kind:
+                self.forms.append(self._form)
+            self._form = None
+
+
+def read_forms(html: str) -> Forms:
+    parser = Forms()
+    parser.feed(html)
+    return parser
+
+
+# --- measuring -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    samples: list[str] = field(default_factory=list)
+    acknowledged: int = 0
+
+    async def call(self, client: httpx.AsyncClient, route: str, method: str, url: str, ok: tuple[int, ...],
+                   **kw: Any) -> httpx.Response | None:
+        start = time.perf_counter()
+        try:
+            r = await client.request(method, url, **kw)
+        except httpx.HTTPError as exc:
+            self.times[route].append(time.perf_counter() - start)
+            self._error(route, f"{type(exc).__name__} on {url}")
+            return None
+        self.times[route].append(time.perf_counter() - start)
+        if r.status_code not in ok:
+            self._error(route, f"{r.status_code} on {method} {url}: {r.text[:200]!r}")
+        return r
+
+    def _error(self, route: str, text: str) -> None:
+        self.errors[route] += 1
+        if len(self.samples) < 8:
+            self.samples.append(text)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))] * 1000 if ordered else 0.0
+
+
+# --- the people ------------------------------------------------------------------------------------------
+
+
+def csrf(html: str) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    return match.group(1) if match else ""
+
+
+async def instructor(base: str, stats: Stats, stop: asyncio.Event) -> tuple[str, str]:
+    """Create the class; return its code and key."""
+    async with httpx.AsyncClient(base_url=base, timeout=30) as c:
+        page = (await c.get("/teach")).text
+        r = await c.post("/teach", data={"csrf_token": csrf(page), "title": "Bench class", "lesson": LESSON})
+        assert r.status_code == 201, r.text[:500]
+        code = re.search(r'data-code="(\w+)"', r.text).group(1)  # type: ignore[union-attr]
+        key = re.search(r"key=([\w-]+)", r.text).group(1)  # type: ignore[union-attr]
+    return code, key
+
+
+async def watch(base: str, code: str, key: str, view: str, route: str, stats: Stats, stop: asyncio.Event) -> None:
+    """The instructor's open dashboard (or projector): an htmx poll every 2 s."""
+    async with httpx.AsyncClient(base_url=base, timeout=30, headers={"Accept-Encoding": "gzip"}) as c:
+        await c.get(f"/teach/{code}{view}?key={key}", follow_redirects=True)
+        while not stop.is_set():
+            await stats.call(c, route, "GET", f"/teach/{code}{view}", (200,), headers={"HX-Request": "true"})
+            await pause(stop, DASHBOARD_EVERY)
+
+
+async def pause(stop: asyncio.Event, seconds: float) -> None:
+    try:
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+    except TimeoutError:
+        pass
+
+
+@dataclass
+class Learner:
+    number: int
+    base: str
+    code: str
+    rng: random.Random
+    stats: Stats
+    stop: asyncio.Event
+    banner_url: str = ""
+    step: int = 1
+
+    async def run(self, start_within: float) -> None:
+        await pause(self.stop, self.rng.uniform(0, start_within))
+        limits = httpx.Limits(max_connections=3)
+        async with httpx.AsyncClient(base_url=self.base, timeout=30, limits=limits) as c:
+            page = await self.stats.call(c, "GET /join/{code}", "GET", f"/join/{self.code}", (200,))
+            if page is None:
+                return
+            name = f"Learner {self.number} {uuid.uuid4().hex[:4]}"
+            r = await self.stats.call(c, "POST /join", "POST", "/join", (303,),
+                                      data={"csrf_token": csrf(page.text), "code": self.code, "name": name})
+            if r is None or r.status_code != 303:
+                return
+            poller = asyncio.create_task(self.poll_banner(c))
+            try:
+                await self.work(c, str(r.headers["location"]))
+            finally:
+                poller.cancel()
+
+    async def work(self, c: httpx.AsyncClient, url: str) -> None:
+        while not self.stop.is_set() and url.startswith("/lessons/"):
+            r = await self.stats.call(c, "GET /lessons/{slug}/{n}", "GET", url, (200,))
+            if r is None:
+                return
+            forms = read_forms(r.text)
+            self.banner_url = forms.banner_url or self.banner_url
+            for form in [f for f in forms.forms if f.kind == "widget"][:2]:
+                for _ in range(self.rng.randint(1, 3)):
+                    await self.think(1.0, 4.0)
+                    await self.move_widget(c, form)
+            for form in [f for f in forms.forms if f.kind == "drill"]:
+                for _ in range(self.rng.randint(2, 4)):
+                    await self.think(2.0, 6.0)
+                    await self.answer(c, form)
+            await self.think(2.0, 8.0)
+            done = next((f for f in forms.forms if f.kind == "done"), None)
+            if done is None or self.stop.is_set():
+                return
+            r = await self.stats.call(c, "POST /lessons/{slug}/{n}/done", "POST", done.action, (303,),
+                                      data=done.fields)
+            if r is None or r.status_code != 303:
+                return
+            url = str(r.headers["location"])
+
+    async def think(self, low: float, high: float) -> None:
+        await pause(self.stop, self.rng.uniform(low, high))
+
+    async def move_widget(self, c: httpx.AsyncClient, form: Form) -> None:
+        params = dict(form.fields)
+        if form.choices:
+            name = self.rng.choice(sorted(form.choices))
+            params[name] = self.rng.choice(form.choices[name])
+        route = "GET /widgets/{name}"
+        await self.stats.call(c, route, "GET", form.action, (200, 422), params=params, headers={"HX-Request": "true"})
+
+    async def answer(self, c: httpx.AsyncClient, form: Form) -> None:
+        data = dict(form.fields)
+        for name in [n for n in data if n.startswith("answer-")]:
+            if name in form.choices:
+                data[name] = self.rng.choice([v for v in form.choices[name] if v] or [""])
+            else:
+                data[name] = str(self.rng.choice([2, 4, 8, 16, 80, 128, 140]))
+        for name, options in form.choices.items():  # radio groups
+            if name not in data:
+                data[name] = self.rng.choice(options)
+        r = await self.stats.call(c, "POST /drills/{name}/answer", "POST", form.action, (200, 409),
+                                  data=data, headers={"HX-Request": "true"})
+        if r is not None and r.status_code == 200:
+            self.stats.acknowledged += 1
+            question = re.search(r'data-question="(\d+)"', r.text)
+            if question:
+                form.fields["question"] = str(int(question.group(1)) - 1)
+        elif r is not None and r.status_code == 409:
+            question = re.search(r'data-question="(\d+)"', r.text)
+            if question:
+                form.fields["question"] = str(int(question.group(1)) - 1)
+
+    async def poll_banner(self, c: httpx.AsyncClient) -> None:
+        while not self.stop.is_set():
+            await pause(self.stop, BANNER_EVERY)
+            if self.banner_url and not self.stop.is_set():
+                r = await self.stats.call(c, "GET /class-banner", "GET", self.banner_url.replace("&amp;", "&"),
+                                          (200, 204), headers={"HX-Request": "true"})
+                if r is not None and r.status_code == 200:
+                    self.banner_url = read_forms(r.text).banner_url or self.banner_url
+
+
+# --- a server of our own ---------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def own_server(workers: int, database_url: str) -> Iterator[str]:
+    """uvicorn with a temp data dir (SQLite unless database_url), stopped at the end."""
+    data = Path(tempfile.mkdtemp(prefix="gc-bench-"))
+    port = free_port()
+    env = {**os.environ, "GPU_CLASSROOM_DATA_DIR": str(data), "GPU_CLASSROOM_SECRET_KEY": "bench-secret",
+           "GPU_CLASSROOM_LESSONS_DIR": str(ROOT / "lessons")}
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    # migrate once, then start the workers without racing each other to migrate
+    subprocess.run([sys.executable, "-m", "app.cli", "migrate"], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    env["GPU_CLASSROOM_MIGRATE_ON_START"] = "false"
+    log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
+                             str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("the server did not start: " + (data / "server.log").read_text()[-2000:])
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+
+
+@contextmanager
+def fresh_postgres(admin_url: str) -> Iterator[str]:
+    """A new database next to admin_url's, dropped afterwards."""
+    import asyncpg  # type: ignore[import-untyped]
+
+    dsn = admin_url.replace("postgresql+asyncpg://", "postgresql://")
+    name = f"gc_bench_{uuid.uuid4().hex[:8]}"
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+# --- the run ---------------------------------------------------------------------------------------------
+
+
+async def load(base: str, learners: int, seconds: float, seed: int) -> tuple[Stats, int]:
+    stats, stop = Stats(), asyncio.Event()
+    code, key = await instructor(base, stats, stop)
+    rng = random.Random(seed)
+    tasks = [asyncio.create_task(watch(base, code, key, "", "dashboard poll", stats, stop)),
+             asyncio.create_task(watch(base, code, key, "/projector", "projector poll", stats, stop))]
+    tasks += [asyncio.create_task(Learner(i, base, code, random.Random(rng.random()), stats, stop).run(
+        min(30.0, seconds / 4))) for i in range(learners)]
+    await asyncio.sleep(seconds)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as c:
+        export = await c.get(f"/teach/{code}/export/class.json?key={key}", follow_redirects=True)
+        data = json.loads(export.text)
+    stored = sum(len(p["attempts"]) for p in data["learners"])
+    return stats, stored
+
+
+def report(stats: Stats, stored: int, learners: int) -> str:
+    print(f"{'route':34} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
+    for route in sorted(stats.times):
+        t = stats.times[route]
+        print(f"{route:34} {len(t):9d} {stats.errors[route]:7d} {pct(t, .5):8.1f} {pct(t, .95):8.1f} {pct(t, .99):8.1f}")
+    for sample in stats.samples:
+        print("  error:", sample)
+    learner_times = [x for r, t in stats.times.items() if r not in INSTRUCTOR_ROUTES for x in t]
+    requests = sum(len(t) for t in stats.times.values())
+    errors = sum(stats.errors.values())
+    lost = max(0, stats.acknowledged - stored)
+    print(f"answers acknowledged={stats.acknowledged} in the database={stored}")
+    return f"learners={learners} requests={requests} errors={errors} lost={lost} p99_ms={pct(learner_times, .99):.0f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--learners", type=int, default=300)
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--url", help="a running server (else one is started)")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn workers of the server started here")
+    parser.add_argument("--database-url", default="", help="PostgreSQL for the server started here")
+    parser.add_argument("--fresh-database", action="store_true", help="create and drop a database beside it")
+    parser.add_argument("--seed", type=int, default=6)
+    args = parser.parse_args()
+
+    def go(base: str) -> str:
+        stats, stored = asyncio.run(load(base, args.learners, args.seconds, args.seed))
+        return report(stats, stored, args.learners)
+
+    if args.url:
+        line = go(args.url.rstrip("/"))
+    elif args.database_url and args.fresh_database:
+        with fresh_postgres(args.database_url) as url, own_server(args.workers, url) as base:
+            line = go(base)
+    else:
+        with own_server(args.workers, args.database_url) as base:
+            line = go(base)
+    print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
