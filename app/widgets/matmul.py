@@ -12,17 +12,17 @@ from app.widgets.base import Widget
 from app.widgets.registry import register
 
 BAR_WIDTH = 360  # SVG units of the bytes axis
-DIM = {"ge": 1, "le": 1_000_000}
+DIM_MAX = 1_000_000  # a million rows or columns: well past any layer of the catalog
 NAMES = {"inputs": "Inputs (m × k)", "weights": "Weights (k × n)", "outputs": "Outputs (m × n)"}
 
 
 class Params(BaseModel):
     """The three sizes of the multiply and the storage precision."""
 
-    m: int = Field(default=1, **DIM, description="Rows of the input: tokens processed together")
-    k: int = Field(default=4096, **DIM, description="Numbers in each input row (the weight matrix's rows)")
+    m: int = Field(default=1, ge=1, le=DIM_MAX, description="Rows of the input: tokens processed together")
+    k: int = Field(default=4096, ge=1, le=DIM_MAX, description="Numbers in each input row (the weight matrix's rows)")
     n: int = Field(
-        default=14_336, **DIM, description="Columns of the weight matrix: numbers in each output row"
+        default=14_336, ge=1, le=DIM_MAX, description="Columns of the weight matrix: numbers in each output row"
     )
     precision: Precision = Field(default="bf16", description="Storage precision of every number")
 
