@@ -7,6 +7,7 @@ attempt.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -130,7 +131,12 @@ def read_quantity(text: str) -> Quantity:
         )
     mantissa = match["mantissa"].replace(",", "").replace(" ", "")
     exponent = match["exp"] or match["exp2"] or (match["sup"] or "").translate(_SUPERSCRIPTS) or "0"
-    value = float(mantissa) * 10.0 ** int(exponent)
+    try:
+        value = float(mantissa) * 10.0 ** int(exponent)
+    except (OverflowError, ValueError):
+        raise AnswerError("That number is too large to be an answer here.") from None
+    if not math.isfinite(value):
+        raise AnswerError("That number is too large to be an answer here.")
     if match["sign"] == "-":
         value = -value
     rest = text[match.end() :].strip()
@@ -156,6 +162,13 @@ _QUALIFIERS = re.compile(
 
 def parse_size(text: str, default_unit: str = "GB") -> float:
     """Bytes from an answer such as '128 GB', '119.6 GiB', '1.2e11 bytes' or '128' (in default_unit)."""
+    nbytes = _size(text, default_unit)
+    if not math.isfinite(nbytes):
+        raise AnswerError("That number is too large to be an answer here.")
+    return nbytes
+
+
+def _size(text: str, default_unit: str) -> float:
     q = read_quantity(text)
     unit = _QUALIFIERS.sub("", q.unit).strip().replace(" ", "")
     if q.value < 0:

@@ -14,6 +14,7 @@ answer is computed when grading and never leaves the server before an attempt.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -176,7 +177,8 @@ async def drill_views(
     db: Database, learner: str, lesson: Lesson, step: int, query: Mapping[str, str], lessons: list[Lesson]
 ) -> dict[int, DrillView]:
     """A view for every drill block of a step (query `hints=N` shows N hints)."""
-    hints = int(query["hints"]) if query.get("hints", "").isdigit() else 0
+    typed = query.get("hints", "")
+    hints = int(typed) if re.fullmatch(r"[0-9]{1,2}", typed) else 0
     views = {}
     for i, block in drill_blocks(lesson, step):
         view = await build_view(db, learner, lesson, step, i, block, lessons, hints=min(hints, 10))
@@ -230,7 +232,7 @@ def _back(view_lesson: str, step: int, index: int, query: str = "") -> RedirectR
     return RedirectResponse(f"/lessons/{view_lesson}/{step}{query}#d{index}", status_code=303)
 
 
-FormInt = Annotated[int, Form(ge=0, le=10_000)]
+FormInt = Annotated[int, Form(ge=0, le=1_000_000)]
 
 
 @router.post("/drills/{name}/answer", dependencies=[Depends(require_csrf)], response_class=HTMLResponse)

@@ -256,3 +256,9 @@ def test_openapi_documents_the_drill_api_with_response_models(drill_client: Test
     grade = paths["/api/drills/{name}/grade"]["post"]
     assert grade["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/GradeResponse")
     assert "Question" in spec["components"]["schemas"] and "GradeRequest" in spec["components"]["schemas"]
+
+
+@pytest.mark.parametrize("hints", ["²", "9" * 5000, "-1", "abc"])
+def test_an_odd_hints_count_in_the_address_shows_the_step_without_hints(drills: DrillLearner, hints: str) -> None:
+    page = drills.client.get(f"/lessons/drills/2?hints={hints}")
+    assert page.status_code == 200 and "Show a hint (1 of 3)" in page.text

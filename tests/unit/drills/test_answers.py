@@ -114,3 +114,20 @@ def test_yes_and_no_in_the_ways_people_say_them(typed: str, means: str) -> None:
 def test_maybe_is_not_an_answer() -> None:
     with pytest.raises(AnswerError, match="yes or no"):
         parse_yes_no("maybe")
+
+
+@pytest.mark.parametrize("typed", ["1e999999 GB", "9" * 300 + " GB", "1" + "0" * 5000 + "e5"])
+def test_a_number_too_large_for_any_answer_is_refused(typed: str) -> None:
+    with pytest.raises(AnswerError, match="too large"):
+        parse_size(typed)
+
+
+@given(text=st.text(max_size=60))
+def test_any_text_is_read_or_refused_with_a_message_never_an_exception(text: str) -> None:
+    for parse in (parse_size, parse_per_parameter, lambda t: parse_count(t, ("gpus",)), parse_yes_no):
+        try:
+            value = parse(text)
+        except AnswerError as exc:
+            assert str(exc)
+        else:
+            assert value in ("yes", "no") or (isinstance(value, float) and value >= 0 and value != float("inf"))
