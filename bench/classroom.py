@@ -358,7 +358,8 @@ def report(stats: Stats, stored: int, learners: int) -> str:
     print(f"{'route':34} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
     for route in sorted(stats.times):
         t = stats.times[route]
-        print(f"{route:34} {len(t):9d} {stats.errors[route]:7d} {pct(t, .5):8.1f} {pct(t, .95):8.1f} {pct(t, .99):8.1f}")
+        cells = f"{len(t):9d} {stats.errors[route]:7d}"
+        print(f"{route:34} {cells} {pct(t, 0.5):8.1f} {pct(t, 0.95):8.1f} {pct(t, 0.99):8.1f}")
     for sample in stats.samples:
         print("  error:", sample)
     learner_times = [x for r, t in stats.times.items() if r not in INSTRUCTOR_ROUTES for x in t]

@@ -134,7 +134,9 @@ async def guard_create(db: Database, client: str) -> None:
     await _count(db, f"create:{client}", CREATE_LIMIT)
 
 
-async def create_class(db: Database, title: str, outline: Outline, ends_in_hours: float | None) -> tuple[Classroom, str]:
+async def create_class(
+    db: Database, title: str, outline: Outline, ends_in_hours: float | None
+) -> tuple[Classroom, str]:
     """A new class and its instructor key (returned once; only its hash is stored)."""
     title = " ".join(title.split())
     if not title:
@@ -162,8 +164,9 @@ async def get_class(db: Database, code: str) -> Classroom | None:
     if norm is None:
         return None
     async with db.session() as s:
-        found: Classroom | None = (await s.execute(select(Classroom).where(Classroom.code == norm))).scalar_one_or_none()
-        return found
+        found = await s.execute(select(Classroom).where(Classroom.code == norm))
+        klass: Classroom | None = found.scalar_one_or_none()
+        return klass
 
 
 # --- joining ----------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ from typing import Any
 
 from app.classroom.class_models import Classroom, Member
 from app.classroom.dashboard import LearnerReport, class_info, learner_report, outline_of
-from app.classroom.outline import Outline
 from app.classroom.db import Database
+from app.classroom.outline import Outline
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")
 FORMATS = ("learners", "attempts", "json")

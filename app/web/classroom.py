@@ -106,12 +106,12 @@ async def teach_create(
     except classes.TooManyAttempts as exc:
         raise too_many(exc) from exc
     except classes.ClassError as exc:
-        html = tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS, values=values,
-                        errors={exc.field: exc.message}, admin=bool(settings.admin_token))
+        html = tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS,
+                        values=values, errors={exc.field: exc.message}, admin=bool(settings.admin_token))
         return HTMLResponse(html, status_code=exc.status)
     root = base_url(request)
-    links = {"dashboard": f"{root}/teach/{klass.code}?key={key}", "cockpit": f"{root}/teach/{klass.code}/cockpit?key={key}",
-             "projector": f"{root}/teach/{klass.code}/projector?key={key}", "join": f"{root}/join/{klass.code}"}
+    links = {view: f"{root}/teach/{klass.code}{path}?key={key}" for view, path in VIEWS.items()}
+    links["join"] = f"{root}/join/{klass.code}"
     html = tpl.page("classroom/created.html", request=request, info=dashboard.class_info(klass), links=links,
                     cockpit_qr=qr_svg(links["cockpit"], "Your private cockpit link"))
     return HTMLResponse(html, status_code=201, headers=NO_STORE)
@@ -212,12 +212,13 @@ async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Cla
     if moved is not None:
         return moved
     board = await dashboard.build_dashboard(db, klass)
-    context = {"request": request, "d": board, "join_url": f"{base_url(request)}/join/{klass.code}"}
+    join_url = f"{base_url(request)}/join/{klass.code}"
+    context: dict[str, Any] = {"request": request, "d": board, "join_url": join_url}
     headers = {"Vary": "HX-Request", **NO_STORE}
     if is_htmx(request):
         return HTMLResponse(tpl.block(template, "live", **context), headers=headers)
     if template.endswith("projector.html"):
-        context["qr"] = qr_svg(context["join_url"], f"Join class {klass.code}")
+        context["qr"] = qr_svg(join_url, f"Join class {klass.code}")
     return HTMLResponse(tpl.page(template, **context), headers=headers)
 
 
@@ -318,7 +319,8 @@ async def delete(request: Request, tpl: Tpl, db: DB, klass: Instructor,
     return response
 
 
-EXPORTS = {"learners.csv": ("learners", "text/csv; charset=utf-8"), "attempts.csv": ("attempts", "text/csv; charset=utf-8"),
+CSV = "text/csv; charset=utf-8"
+EXPORTS = {"learners.csv": ("learners", CSV), "attempts.csv": ("attempts", CSV),
            "class.json": ("json", "application/json")}
 
 

@@ -153,7 +153,8 @@ def _axe_with(browser: Browser, cookies: list, url: str, width: int, scheme: str
         page.goto(url)
         page.add_script_tag(path=str(AXE))
         result = page.evaluate(
-            "async () => await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']})"
+            "async () => await axe.run(document, "
+            "{runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']})"
         )
         return [{"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"]][:5]}
                 for v in result["violations"]]

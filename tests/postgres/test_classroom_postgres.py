@@ -17,7 +17,14 @@ from app.classroom.db import Database, upgrade
 from tests.e2e.conftest import start_server, stop_server
 from tests.postgres.pg import fresh_database
 from tests.unit.classroom.classroom_helpers import (
-    answer, finish_step, join, new_class, open_step, reload, rewind, run,
+    answer,
+    finish_step,
+    join,
+    new_class,
+    open_step,
+    reload,
+    rewind,
+    run,
 )
 
 pytestmark = pytest.mark.postgres

@@ -15,7 +15,14 @@ from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, utcnow
 from tests.unit.classroom.classroom_helpers import (
-    OUTLINE, answer, finish_step, join, new_class, open_step, reload, rewind, run,
+    OUTLINE,
+    answer,
+    join,
+    new_class,
+    open_step,
+    reload,
+    rewind,
+    run,
 )
 
 

@@ -8,7 +8,15 @@ import json
 
 from app.classroom import export
 from app.classroom.db import Database
-from tests.unit.classroom.classroom_helpers import answer, finish_step, join, new_class, open_step, rewind, run
+from tests.unit.classroom.classroom_helpers import (
+    answer,
+    finish_step,
+    join,
+    new_class,
+    open_step,
+    rewind,
+    run,
+)
 
 
 def test_a_cell_that_starts_like_a_formula_is_shown_as_text() -> None:
