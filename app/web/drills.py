@@ -400,6 +400,7 @@ def _drill_or_404(name: str) -> Drill:
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "The body is not valid JSON"},
     404: {"description": "No such drill"},
     422: {"description": "Invalid input or answers that cannot be read: the field and a sentence"},
 }
