@@ -84,6 +84,26 @@ def test_every_state_changing_form_needs_its_csrf_token(room: Room) -> None:
     assert client.get(f"/teach/{created.code}").status_code == 200  # not closed, not deleted
 
 
+class _MidWindow:
+    """A clock stopped in the middle of a rate-limit window, so a burst never straddles two windows."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.now = (time.time() // 600) * 600 + 300
+
+    def time(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def mid_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _MidWindow()
+    monkeypatch.setattr("app.classroom.ratelimit.time", clock)
+    monkeypatch.setattr("app.classroom.classes.time", clock)
+
+
+@pytest.mark.usefixtures("mid_window")
 def test_a_burst_of_wrong_codes_gets_429_and_then_even_the_right_code_waits(room: Room) -> None:
     created = room.instructor.create()
     guesser = room.learner()
@@ -96,6 +116,7 @@ def test_a_burst_of_wrong_codes_gets_429_and_then_even_the_right_code_waits(room
     assert "Too many attempts" in field_error(r.text, "code")
 
 
+@pytest.mark.usefixtures("mid_window")
 def test_creating_classes_is_rate_limited_too(room: Room) -> None:
     client = room.instructor.client
     token = csrf_of(client.get("/teach").text)

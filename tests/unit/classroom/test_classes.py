@@ -279,7 +279,18 @@ def test_a_class_code_collision_is_retried(url: str, monkeypatch: pytest.MonkeyP
     assert run(url, scenario) == ["AAAAAA", "BBBBBB"]
 
 
-def test_rate_limits_count_across_processes_through_the_database(url: str) -> None:
+def test_rate_limits_count_across_processes_through_the_database(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    class MidWindow:  # a burst that never straddles two rate-limit windows
+        now = (time.time() // 600) * 600 + 300
+
+        def time(self) -> float:
+            return self.now
+
+    monkeypatch.setattr("app.classroom.ratelimit.time", MidWindow())
+    monkeypatch.setattr("app.classroom.classes.time", MidWindow())
+
     async def scenario(db: Database) -> int:
         for _ in range(classes.WRONG_CODE_LIMIT[0]):
             with pytest.raises(classes.ClassError):
