@@ -91,6 +91,9 @@ class Result(BaseModel):
     loader_tokens_per_second: float = 0
     starved_share: float = 0
     checkpoint_bytes: int = 0
+    checkpoint_count: int = 0
+    training_seconds: float = Field(default=0, description="Simulated seconds spent training")
+    writing_seconds: float = Field(default=0, description="Simulated seconds spent writing checkpoints")
     chart: LossChart | None = None
     announcement: str
     node: NodeLoad
@@ -190,13 +193,16 @@ def compute(params: Params) -> Result:
     live = _live.resolve(params, first.total_seconds / speed, _live.clock())
     snap = simulate_training(run, params.seed, live.played * speed)
     shown = None if live.status == "ready" else snap
+    done = simulate_training(run, params.seed, first.total_seconds)
+    rate = min(first.gpu_tokens_per_second, first.loader_tokens_per_second or first.gpu_tokens_per_second)
     node = training_load(run, shown, running=live.running)
     return Result(
         **base, fits=True, live=live, speed=speed, snap=snap,
         gpu_sequences_per_second=snap.gpu_tokens_per_second / SEQUENCE_TOKENS,
         loader_tokens_per_second=snap.loader_tokens_per_second or 0.0,
         starved_share=1 - min(1.0, (snap.loader_tokens_per_second or 0) / snap.gpu_tokens_per_second),
-        checkpoint_bytes=simulate_training(run, params.seed, first.total_seconds).checkpoints[-1].bytes,
+        checkpoint_bytes=done.checkpoints[-1].bytes, checkpoint_count=done.checkpoints_written,
+        training_seconds=run.train_tokens / rate, writing_seconds=first.total_seconds - run.train_tokens / rate,
         chart=_chart(run, snap, arch.parameters, arch.vocab), announcement=_announce(live, shown),
         node=node,
     )  # fmt: skip
