@@ -282,11 +282,11 @@ def test_a_class_code_collision_is_retried(url: str, monkeypatch: pytest.MonkeyP
 def test_rate_limits_count_across_processes_through_the_database(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    class MidWindow:  # a burst that never straddles two rate-limit windows
-        now = (time.time() // 600) * 600 + 300
+    middle = (time.time() // 600) * 600 + 300
 
+    class MidWindow:  # a burst that never straddles two rate-limit windows
         def time(self) -> float:
-            return self.now
+            return middle
 
     monkeypatch.setattr("app.classroom.ratelimit.time", MidWindow())
     monkeypatch.setattr("app.classroom.classes.time", MidWindow())
