@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.classroom import attempts, progress
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
-from app.drills.base import AnswerErrors, Drill, Feedback, PartResult, Question, read_answers
+from app.drills.base import AnswerErrors, Drill, Feedback, PartResult, Question
 from app.drills.registry import all_drills, get_drill
 from app.drills.seeds import MAX_SEED, learner_seed
 from app.engine.placement import NodeLoad
@@ -276,7 +276,6 @@ async def answer(
         return await _render(request, db, tpl, learner, view, lessons, 409)
     q = drill.question(learner_seed(learner, drill.name, question))
     try:
-        parsed = read_answers(q, typed)
         feedback = drill.grade(q, typed)
     except AnswerErrors as exc:
         view = await build_view(*args, typed=typed, errors=exc.errors)
@@ -292,7 +291,7 @@ async def answer(
         question=question,
         seed=q.seed,
         answers={p.id: typed.get(p.id, "") for p in q.parts},
-        parsed={k: v if isinstance(v, str) else float(v) for k, v in parsed.items()},
+        parsed={r.id: r.value for r in feedback.parts},  # in each part's unit (GB for a size)
         correct_parts={r.id: r.correct for r in feedback.parts},
         score=feedback.score,
         mistake=feedback.mistake,

@@ -85,7 +85,7 @@ def test_every_graded_attempt_is_stored_as_typed_with_its_score(drills: DrillLea
     rows = stored(drills.client, "will-it-fit")
     assert [r.correct for r in rows] == [True, False]  # newest first
     old = rows[1]
-    assert old.answers["per_gpu"] == "1 GB" and old.parsed["per_gpu"] == 1e9
+    assert old.answers["per_gpu"] == "1 GB" and old.parsed["per_gpu"] == 1.0  # in the part's unit, GB
     assert old.score == pytest.approx(2 / 3) and old.correct_parts["per_gpu"] is False
     assert old.lesson == "drills" and old.step == 2 and old.question == 0 and old.seed > 0
 
