@@ -272,8 +272,8 @@ async def answer(
     if question != status.question:
         message = f"That question was replaced by question {status.question + 1}: here it is."
         view = await build_view(*args, message=message)
-        assert view is not None
-        return await _render(request, db, tpl, learner, view, lessons, 409)
+        assert view is not None  # 200, not 409: htmx swaps it in, and the learner sees the current question
+        return await _render(request, db, tpl, learner, view, lessons)
     q = drill.question(learner_seed(learner, drill.name, question))
     try:
         feedback = drill.grade(q, typed)
