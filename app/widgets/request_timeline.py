@@ -69,6 +69,7 @@ class Result(BaseModel):
     axis_y: float
     axis_ticks: list[Tick]
     left: float = LEFT
+    axis_label_x: float = (LEFT + WIDTH - RIGHT) / 2
     right: float = WIDTH - RIGHT
     decode_binds: str
     share_decode: float = Field(description="Share of the request's time spent decoding")
@@ -129,7 +130,7 @@ def compute(params: Params) -> Result:
     return Result(
         model_name=CATALOG[params.model].name, model_choices=[(m.id, m.name) for m in CATALOG.values()],
         gpus=req.gpus, nodes=(req.gpus + 7) // 8, precision=req.precision, cache_tokens=req.context_tokens,
-        rows=rows, height=axis_y + 34, axis_y=axis_y,
+        rows=rows, height=axis_y + 40, axis_y=axis_y,
         axis_ticks=[Tick(pos=round(LEFT + t * scale, 2), label=seconds(t) if t else "0")
                     for t in ticks(0, longest, 5)],
         decode_binds=plans[0][2].bottleneck,

@@ -128,7 +128,7 @@ def _charts(snap: ServingSnapshot) -> tuple[MiniChart, MiniChart, MiniChart]:
     queue_plot = _time_plot(snap, nice_max(max([1.0, *(s.queue for s in h)])))
     peak_queue = max([0.0, *(s.queue for s in h)])
     queue = MiniChart(
-        frame=queue_plot.frame("Simulated time (s)", "Waiting", _secs, num),
+        frame=queue_plot.frame("Simulated time (s)", "Waiting (requests)", _secs, num),
         points=queue_plot.points(xs, [s.queue for s in h]) if h else "",
         caption=f"Requests waiting for a batch slot: {snap.queue:,.0f} now, at most {peak_queue:,.0f} "
         "in this minute.",
@@ -188,8 +188,8 @@ def compute(params: Params) -> Result:
     arrivals, queue, ttft = _charts(snap)
     mu = snap.capacity_requests_per_second
     return Result(
-        **base, fits=True, gpus=run.gpus, precision=run.precision, live=live, speed=speed, prompt_tokens=run.prompt_tokens,
-        output_tokens=run.output_tokens, snap=snap, load=params.arrival_rate / mu,
+        **base, fits=True, gpus=run.gpus, precision=run.precision, live=live, speed=speed,
+        prompt_tokens=run.prompt_tokens, output_tokens=run.output_tokens, snap=snap, load=params.arrival_rate / mu,
         growth_per_second=max(0.0, params.arrival_rate - mu), user_tokens_per_second=1 / snap.tpot_seconds,
         arrivals_chart=arrivals, queue_chart=queue, ttft_chart=ttft, announcement=_announce(live, shown),
         node=serving_load(run, shown, running=live.running),
