@@ -24,9 +24,7 @@ class Params(BaseModel):
     precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     gpu: GpuId = Field(default="h100", description="The GPU looked at closely")
     batch_size: int = Field(default=1, ge=1, le=512, description="Sequences decoded together")
-    context_tokens: int = Field(
-        default=8192, ge=1, le=131_072, description="Tokens each sequence keeps cached"
-    )
+    context_tokens: int = Field(default=8192, ge=1, le=131_072, description="Tokens each sequence keeps cached")
 
     def request(self) -> PlanRequest:
         return PlanRequest(
@@ -38,9 +36,22 @@ class Params(BaseModel):
         )
 
 
+class CompareRow(BaseModel):
+    """One GPU in the comparison table, in the units of its column headings."""
+
+    gpu: str
+    name: str
+    tb_per_s: float
+    tflops: float
+    tokens_per_second: float
+    fits: bool
+    chosen: bool
+
+
 class LimitsView(BaseModel):
     chosen: GpuLimits
     others: list[GpuLimits]
+    rows: list[CompareRow]
     capacity_needed_width: float
     capacity_width: float
     memory_time_width: float
@@ -65,6 +76,18 @@ def compute(params: Params) -> LimitsView:
     return LimitsView(
         chosen=chosen,
         others=rows,
+        rows=[
+            CompareRow(
+                gpu=g.gpu,
+                name=SHORT_NAMES[g.gpu],
+                tb_per_s=g.bandwidth / 1e12,
+                tflops=g.peak_flops / 1e12,
+                tokens_per_second=g.tokens_per_second,
+                fits=g.fits,
+                chosen=g.gpu == chosen.gpu,
+            )
+            for g in rows
+        ],
         capacity_needed_width=round(BAR_WIDTH * chosen.needed_bytes / cap_top, 2),
         capacity_width=round(BAR_WIDTH * chosen.memory_bytes / cap_top, 2),
         memory_time_width=round(BAR_WIDTH * chosen.memory_seconds / time_top, 2),
