@@ -7,6 +7,7 @@ checks that the database holds exactly the answers the server acknowledged, and 
 Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--workers 1]
      [--url http://host:port]            use a running server instead of starting one
      [--database-url postgresql+asyncpg://postgres@127.0.0.1/test --fresh-database]   PostgreSQL
+The server started here keeps idle connections 30 s (--timeout-keep-alive), as a load balancer would.
 An asyncio + httpx load generator; randomness is seeded (--seed).
 """
 
@@ -18,6 +19,7 @@ import json
 import os
 import random
 import re
+import resource
 import socket
 import subprocess
 import sys
@@ -95,9 +97,13 @@ class Forms(HTMLParser):
             self._form = None
 
 
+FORM_OR_BANNER = re.compile(r'<form\b.*?</form>|<div id="class-banner"[^>]*>', re.S)
+
+
 def read_forms(html: str) -> Forms:
+    """Parse only the forms and the banner (a step page is large; the load generator must stay light)."""
     parser = Forms()
-    parser.feed(html)
+    parser.feed("".join(FORM_OR_BANNER.findall(html)))
     return parser
 
 
@@ -292,7 +298,8 @@ def own_server(workers: int, database_url: str) -> Iterator[str]:
     env["GPU_CLASSROOM_MIGRATE_ON_START"] = "false"
     log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                             str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"],
+                             str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log",
+                             "--timeout-keep-alive", "30"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -367,6 +374,8 @@ def report(stats: Stats, stored: int, learners: int) -> str:
     errors = sum(stats.errors.values())
     lost = max(0, stats.acknowledged - stored)
     print(f"answers acknowledged={stats.acknowledged} in the database={stored}")
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"load generator CPU: {used.ru_utime + used.ru_stime:.0f} s")
     return f"learners={learners} requests={requests} errors={errors} lost={lost} p99_ms={pct(learner_times, .99):.0f}"
 
 

@@ -58,6 +58,8 @@ def test_the_instructor_sees_a_learner_join_move_and_answer_live_then_brings_the
     expect(s.locator("#class-banner")).to_contain_text("you are Ada <b>Lovelace</b>")
     row = t.locator("tr[data-learner]", has_text="Ada <b>Lovelace</b>")
     expect(row).to_be_visible(timeout=LIVE)
+    with s.expect_request(lambda r: r.url.endswith("/class-activity") and r.method == "POST"):
+        s.locator("#w1-parameters").fill("70e9")  # a widget move counts as activity
 
     for _ in range(2):  # Done, next: steps 1 and 2
         s.get_by_role("button", name=re.compile("Done, next")).click()
