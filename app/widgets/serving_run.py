@@ -50,9 +50,7 @@ class MiniChart(BaseModel):
 
     frame: Frame
     points: str = ""
-    bars: list[tuple[float, float, float, float]] = Field(
-        default_factory=list, description="x, y, width, height"
-    )
+    bars: str = Field(default="", description="SVG path of the bars, one closed rectangle a second")
     limit_y: float | None = None
     caption: str
 
@@ -115,11 +113,11 @@ def _charts(snap: ServingSnapshot) -> tuple[MiniChart, MiniChart, MiniChart]:
     xs = [s.at_seconds for s in h]
     mu = snap.capacity_requests_per_second
     arr = _time_plot(snap, nice_max(max([mu, *(s.arrivals for s in h)]) * 1.1))
-    width = (arr.x(61) - arr.x(60)) * 0.8 if h else 0
-    bars = [
-        (arr.x(s.at_seconds - 1) + width * 0.1, arr.y(s.arrivals), width, arr.y(0) - arr.y(s.arrivals))
-        for s in h
-    ]
+    step = arr.x(61) - arr.x(60)
+    base = arr.y(0)
+    bars = " ".join(
+        f"M{arr.x(s.at_seconds - 1) + step * 0.1:.1f} {base}V{arr.y(s.arrivals)}h{step * 0.8:.1f}V{base}Z" for s in h
+    )
     arrivals = MiniChart(
         frame=arr.frame("Simulated time (s)", "Requests / s", _secs, num), bars=bars, limit_y=arr.y(mu),
         caption=f"Requests arriving each second over the last {len(h)} simulated seconds; the dashed line is "
