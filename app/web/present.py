@@ -28,7 +28,9 @@ def notes_paragraphs(step: Step) -> list[str]:
 def _step(lesson: Lesson, number: int) -> Step:
     step = lesson.step(number)
     if step is None:
-        raise HTTPException(status_code=404, detail=f"'{lesson.title}' has {len(lesson.steps)} slides; no slide {number}.")
+        raise HTTPException(
+            status_code=404, detail=f"'{lesson.title}' has {len(lesson.steps)} slides; no slide {number}."
+        )
     return step
 
 

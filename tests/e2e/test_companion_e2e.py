@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from tests.e2e.conftest import Server, Watched, axe_violations, screenshot, watch
 
@@ -108,11 +108,16 @@ def test_the_sheet_keeps_edits_through_a_lost_connection_and_a_reload(context: B
     page.get_by_label("Where does the data live? How many items, how many bytes?").fill("Photos on the team share")
     expect(status).to_have_text("All changes saved.")
 
-    def cut(route: object) -> None:
-        route.abort("internetdisconnected")  # type: ignore[attr-defined]
+    def cut_saves(route: Route) -> None:
+        if route.request.method == "POST":
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
 
-    page.route("**/companion/sheet", lambda route: cut(route) if route.request.method == "POST" else route.continue_())
-    outputs = page.get_by_label("What does the job write (checkpoints, predictions, reports), how large, and how often?")
+    page.route("**/companion/sheet", cut_saves)
+    outputs = page.get_by_label(
+        "What does the job write (checkpoints, predictions, reports), how large, and how often?"
+    )
     outputs.fill("checkpoints every half hour")
     expect(status).to_contain_text("kept on this device")
     page.reload()  # the connection is still down: the edit comes back from this device
