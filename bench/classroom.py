@@ -1,5 +1,6 @@
 """Load a class: N learners join, step through the lesson, move widgets, answer drills and poll their banner
-while the instructor's dashboard and projector poll every 2 s. Prints requests, errors and latency per route,
+while the instructor's dashboard and projector poll every 2 s; 40 % into the run the instructor brings everyone
+to step 7 (a drill) and the learners follow the banner's link. Prints requests, errors and latency per route,
 checks that the database holds exactly the answers the server acknowledged, and ends with one line:
 
     learners=N requests=N errors=N lost=N p99_ms=N        (p99 over the learners' requests)
@@ -40,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSON = "what-ai-workloads-need"
 BANNER_EVERY = 3.0  # seconds, as the banner's hx-trigger
 DASHBOARD_EVERY = 2.0
-INSTRUCTOR_ROUTES = ("dashboard poll", "projector poll")
+INSTRUCTOR_ROUTES = ("dashboard poll", "projector poll", "POST /teach/{code}/pace")
+BRING_TO = 7  # the first drill of the flagship lesson
 
 
 # --- what the pages hold ---------------------------------------------------------------------------------
@@ -161,12 +163,19 @@ async def instructor(base: str, stats: Stats, stop: asyncio.Event) -> tuple[str,
     return code, key
 
 
-async def watch(base: str, code: str, key: str, view: str, route: str, stats: Stats, stop: asyncio.Event) -> None:
-    """The instructor's open dashboard (or projector): an htmx poll every 2 s."""
+async def watch(base: str, code: str, key: str, view: str, route: str, stats: Stats, stop: asyncio.Event,
+                bring_at: float | None = None) -> None:
+    """The instructor's open dashboard (or projector): an htmx poll every 2 s; at `bring_at` seconds the
+    instructor brings everyone to the first drill's step (learners follow the banner's link)."""
+    started = time.monotonic()
     async with httpx.AsyncClient(base_url=base, timeout=30, headers={"Accept-Encoding": "gzip"}) as c:
-        await c.get(f"/teach/{code}{view}?key={key}", follow_redirects=True)
+        page = await c.get(f"/teach/{code}{view}?key={key}", follow_redirects=True)
         while not stop.is_set():
             await stats.call(c, route, "GET", f"/teach/{code}{view}", (200,), headers={"HX-Request": "true"})
+            if bring_at is not None and time.monotonic() - started > bring_at:
+                await stats.call(c, "POST /teach/{code}/pace", "POST", f"/teach/{code}/pace", (303,),
+                                 data={"csrf_token": csrf(page.text), "mode": "bring", "step": str(BRING_TO)})
+                bring_at = None
             await pause(stop, DASHBOARD_EVERY)
 
 
@@ -186,7 +195,7 @@ class Learner:
     stats: Stats
     stop: asyncio.Event
     banner_url: str = ""
-    step: int = 1
+    bring_to: int = 0
 
     async def run(self, start_within: float) -> None:
         await pause(self.stop, self.rng.uniform(0, start_within))
@@ -222,6 +231,9 @@ class Learner:
                     await self.think(2.0, 6.0)
                     await self.answer(c, form)
             await self.think(2.0, 8.0)
+            if self.bring_to and f"/{self.bring_to}" != url[url.rfind("/"):]:  # follow the banner's link
+                url, self.bring_to = f"/lessons/{LESSON}/{self.bring_to}", 0
+                continue
             done = next((f for f in forms.forms if f.kind == "done"), None)
             if done is None or self.stop.is_set():
                 return
@@ -240,7 +252,8 @@ class Learner:
             name = self.rng.choice(sorted(form.choices))
             params[name] = self.rng.choice(form.choices[name])
         route = "GET /widgets/{name}"
-        await self.stats.call(c, route, "GET", form.action, (200, 422), params=params, headers={"HX-Request": "true"})
+        await self.stats.call(c, route, "GET", form.action, (200, 286, 422), params=params,
+                              headers={"HX-Request": "true"})  # 286: a live widget says "stop polling"
 
     async def answer(self, c: httpx.AsyncClient, form: Form) -> None:
         data = dict(form.fields)
@@ -272,6 +285,8 @@ class Learner:
                                           (200, 204), headers={"HX-Request": "true"})
                 if r is not None and r.status_code == 200:
                     self.banner_url = read_forms(r.text).banner_url or self.banner_url
+                    bring = re.search(r'data-bring="(\d+)"', r.text)
+                    self.bring_to = int(bring.group(1)) if bring else 0
 
 
 # --- a server of our own ---------------------------------------------------------------------------------
@@ -347,7 +362,7 @@ async def load(base: str, learners: int, seconds: float, seed: int) -> tuple[Sta
     stats, stop = Stats(), asyncio.Event()
     code, key = await instructor(base, stats, stop)
     rng = random.Random(seed)
-    tasks = [asyncio.create_task(watch(base, code, key, "", "dashboard poll", stats, stop)),
+    tasks = [asyncio.create_task(watch(base, code, key, "", "dashboard poll", stats, stop, seconds * 0.4)),
              asyncio.create_task(watch(base, code, key, "/projector", "projector poll", stats, stop))]
     tasks += [asyncio.create_task(Learner(i, base, code, random.Random(rng.random()), stats, stop).run(
         min(30.0, seconds / 4))) for i in range(learners)]
