@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.matmul import matmul, matmul_flops
@@ -18,11 +18,13 @@ def test_one_token_through_llamas_up_projection_costs_two_flops_per_weight() -> 
     assert weights.bytes == 4096 * 14_336 * 2
 
 
+@settings(deadline=None, derandomize=True)  # seeded: the same examples on every run
 @given(m=dims, k=dims, n=dims)
 def test_flops_are_two_m_k_n(m: int, k: int, n: int) -> None:
     assert matmul_flops(m, k, n) == 2 * m * k * n
 
 
+@settings(deadline=None, derandomize=True)  # seeded: the same examples on every run
 @given(m=st.integers(min_value=1, max_value=4096), factor=st.integers(min_value=2, max_value=64))
 def test_more_rows_multiply_the_flops_while_the_weight_matrix_stays_the_same(m: int, factor: int) -> None:
     small, big = matmul(m, 4096, 4096), matmul(m * factor, 4096, 4096)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.models import get_model
@@ -39,6 +39,7 @@ def test_a_lower_mfu_needs_more_gpus_for_the_same_deadline() -> None:
     assert lo.gpus_for_deadline > hi.gpus_for_deadline
 
 
+@settings(deadline=None, derandomize=True)  # seeded: the same examples on every run
 @given(
     flops=st.floats(min_value=1e18, max_value=1e27),
     mfu=st.floats(min_value=0.05, max_value=1.0),
@@ -59,6 +60,7 @@ def test_llama_8b_on_15t_tokens_on_one_dgx1_at_40_percent_takes_about_7_years() 
     assert t.ideal_seconds == pytest.approx(t.seconds * 0.4)
 
 
+@settings(deadline=None, derandomize=True)  # seeded: the same examples on every run
 @given(mfu=st.floats(min_value=0.01, max_value=1.0))
 def test_halving_the_mfu_doubles_the_time(mfu: float) -> None:
     a, b = compute_time(LLAMA_8B, 1e12, 8, mfu), compute_time(LLAMA_8B, 1e12, 8, mfu / 2)

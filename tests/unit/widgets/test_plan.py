@@ -25,7 +25,7 @@ plans = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(params=plans)
 def test_every_accepted_plan_lays_out_on_its_axis(params: Params) -> None:
     view = compute(params)
@@ -70,6 +70,7 @@ def test_the_70b_plan_offers_fewer_bits_and_more_gpus() -> None:
     assert view.fixes[1].changes == {"gpus": 2, "launched": False}
 
 
+@settings(deadline=None, derandomize=True)  # seeded: the same examples on every run
 @given(top=st.floats(min_value=1e-3, max_value=1e12))
 def test_linear_ticks_cover_the_top_value_with_round_steps(top: float) -> None:
     ticks = linear_ticks(top, 400, str)
