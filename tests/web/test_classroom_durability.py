@@ -36,18 +36,18 @@ def _drill_form(html: str) -> tuple[str, dict[str, str], list[str]]:
 def _burst(url: str, code: str, who: int, acked: list[str], stop: threading.Event) -> None:
     """One learner joins, then answers as fast as the server acknowledges; notes every acknowledged answer."""
     with httpx.Client(base_url=url, timeout=10) as c:
-        c.post("/join", data={"csrf_token": _csrf(c.get("/join").text), "code": code, "name": f"Learner {who}"})
-        action, hidden, parts = _drill_form(c.get(DRILL_STEP).text)
-        for n in range(ANSWERS_EACH):
-            if stop.is_set():
-                return
-            mark = f"{who * 1000 + n + 100}"  # a wrong, unique answer: the question stays, the text identifies it
-            try:
+        try:
+            c.post("/join", data={"csrf_token": _csrf(c.get("/join").text), "code": code, "name": f"Learner {who}"})
+            action, hidden, parts = _drill_form(c.get(DRILL_STEP).text)
+            for n in range(ANSWERS_EACH):
+                if stop.is_set():
+                    return
+                mark = f"{who * 1000 + n + 100}"  # a wrong, unique answer: the question stays, the text names it
                 r = c.post(action, data={**hidden, **{p: mark for p in parts}}, follow_redirects=False)
-            except httpx.HTTPError:
-                return  # the server died under this request: it was never acknowledged
-            if r.status_code == 303:
-                acked.append(mark)
+                if r.status_code == 303:
+                    acked.append(mark)
+        except httpx.HTTPError:
+            return  # the server died under this request: it was never acknowledged
 
 
 def test_every_acknowledged_answer_survives_a_sigkill(tmp_path: Path) -> None:
