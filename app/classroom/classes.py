@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, Field
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import delete, exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -280,19 +280,24 @@ async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> 
 
 
 async def _count_time(s: AsyncSession, member: Member, number: int, now: datetime) -> None:
-    """Add the time since the last page view to the step they were on; note arrival on a new step."""
+    """Add the time since the last page view to the step they were on; note arrival on a new step.
+
+    Two statements, both writes: SQLite holds its write lock for as short a time as possible."""
     counted = aware(member.counted_at)
+    rows: dict[int, dict[str, float]] = {}
     if member.step is not None and counted is not None:
         elapsed = min(max((now - counted).total_seconds(), 0.0), IDLE_CAP.total_seconds())
-        stmt = _insert(s, StepTime).values(member_id=member.id, step=member.step, seconds=elapsed, visits=0)
-        await s.execute(stmt.on_conflict_do_update(
-            index_elements=["member_id", "step"], set_={"seconds": StepTime.seconds + elapsed}))
+        rows[member.step] = {"seconds": elapsed, "visits": 0}
     values: dict[str, object] = {"counted_at": now, "last_active": now}
     if member.step != number:
         values.update(step=number, arrived_at=now)
-        stmt = _insert(s, StepTime).values(member_id=member.id, step=number, seconds=0.0, visits=1)
+        rows[number] = {"seconds": 0.0, "visits": 1}
+    if rows:
+        stmt = _insert(s, StepTime).values([{"member_id": member.id, "step": k, **v} for k, v in rows.items()])
         await s.execute(stmt.on_conflict_do_update(
-            index_elements=["member_id", "step"], set_={"visits": StepTime.visits + 1}))
+            index_elements=["member_id", "step"],
+            set_={"seconds": StepTime.seconds + stmt.excluded.seconds,
+                  "visits": StepTime.visits + stmt.excluded.visits}))
     await s.execute(update(Member).where(Member.id == member.id).values(**values))
 
 
@@ -326,12 +331,13 @@ async def poll(db: Database, learner_id: str, lesson: str, page_step: int, token
 async def record_activity(db: Database, learner_id: str, lesson: str) -> bool:
     """The learner touched a widget: they are active, not stuck. False when not in an open class."""
     now = utcnow()
-    async with db.session() as s:
-        found = await _latest(s, learner_id, lesson)
-        if found is None or not is_open(found[0], now):
-            return False
-        await s.execute(update(Member).where(Member.id == found[1].id).values(last_active=now))
-    return True
+    open_classes = select(Classroom.id).where(
+        Classroom.lesson == lesson, Classroom.closed_at.is_(None),
+        or_(Classroom.ends_at.is_(None), Classroom.ends_at > now))
+    async with db.session() as s:  # one statement: no read before the write
+        result = await s.execute(update(Member).where(Member.learner_id == learner_id,
+                                                      Member.class_id.in_(open_classes)).values(last_active=now))
+    return bool(getattr(result, "rowcount", 0))
 
 
 # --- the instructor's controls ------------------------------------------------------------------------
@@ -382,7 +388,8 @@ async def delete_class(db: Database, klass: Classroom) -> int:
         attempts = attempts.where(DrillAttempt.created_at <= end)
     members = select(Member.id).where(Member.class_id == klass.id)
     async with db.session() as s:
-        count = len((await s.execute(select(Member.id).where(Member.class_id == klass.id))).all())
+        count = len((await s.execute(members)).all())
+    async with db.session() as s:  # the writes in one transaction, starting with a write
         await s.execute(attempts)
         await s.execute(delete(StepTime).where(StepTime.member_id.in_(members)))
         await s.execute(delete(Member).where(Member.class_id == klass.id))
