@@ -196,10 +196,13 @@ def _weights_sentence(arch: Architecture, req: PlanRequest) -> str:
     nbytes = memory.weight_bytes(arch, precision)
     scales = memory.scale_bytes(arch, precision)
     q = memory.QUANTIZATION[precision]
-    extra = f", {gb(scales, 3)} of it scales ({q.note})" if scales else ""
+    size = f"{scales:,} bytes" if scales < 1e6 else f"{scales / 1e6:,.1f} MB" if scales < 1e9 else gb(scales, 2)
+    extra = f", of which {size} are quantization scales ({q.note})" if scales else ""
+    each = memory.bytes_per_parameter(precision)
+    unit = "byte" if each == 1 else "bytes"
     return (
         f"{arch.name} has {billions(arch.parameters)} parameters{active}; at {precision} "
-        f"({memory.bytes_per_parameter(precision):g} bytes each) its weights take {gb(nbytes)}{extra}."
+        f"({each:g} {unit} each) its weights take {gb(nbytes)}{extra}."
     )
 
 

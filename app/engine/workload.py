@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator
 
 from app.engine.models import Architecture, check_model_id, get_model
 
@@ -24,6 +24,11 @@ def _model_kind(value: Any) -> str:
     return "id" if isinstance(value, str) else "architecture"
 
 
+def _known_id(value: str | Architecture) -> str | Architecture:
+    """Refuse a catalog id the catalog does not have (in every request model that takes a model)."""
+    return check_model_id(value) if isinstance(value, str) else value
+
+
 ModelChoice = Annotated[
     Annotated[str, Tag("id")] | Annotated[Architecture, Tag("architecture")],
     Discriminator(
@@ -31,6 +36,7 @@ ModelChoice = Annotated[
         custom_error_type="model_choice",
         custom_error_message="model must be a catalog id such as 'llama-3.1-8b' or an architecture object",
     ),
+    AfterValidator(_known_id),
 ]
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
