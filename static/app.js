@@ -16,6 +16,14 @@
     if (meta) event.detail.headers["X-CSRF-Token"] = meta.content;
   });
 
+  // htmx's "input changed" compares values, and a checkbox's value never changes: send each toggle instead.
+  document.addEventListener("input", (event) => {
+    const box = event.target;
+    if (box.type !== "checkbox" || !box.form || !box.form.matches("[data-widget-form]") || !window.htmx) return;
+    event.stopPropagation();
+    window.htmx.trigger(box.form, "submit");
+  }, true);
+
   // Range outputs show the value while dragging, before the server answers.
   document.addEventListener("input", (event) => {
     const input = event.target;

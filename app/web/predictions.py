@@ -189,7 +189,11 @@ async def commit_guess(
     try:
         await hit(db, f"predict:{learner}", GUESSES_PER_MINUTE, 60)
     except RateLimited as exc:
-        raise HTTPException(429, str(exc), headers={"Retry-After": str(exc.retry_after)}) from exc
+        response = await _refused(
+            request, db, tpl, learner, found, step, w, widget, spec, guess, choice, {"error": str(exc)}, status=429
+        )
+        response.headers["Retry-After"] = str(exc.retry_after)
+        return response
     errors = {}
     try:
         value = parse_guess(guess)
@@ -254,8 +258,9 @@ async def _refused(
     guess: str,
     choice: str,
     errors: dict[str, str],
+    status: int = 422,
 ) -> HTMLResponse:
-    """A guess that is not a number: the form again, with what was typed and the reason beside the field."""
+    """A guess refused (not a number, or too many): the form again, what was typed, the reason beside it."""
     change = {
         "typed": guess,
         "choice": choice,
@@ -263,10 +268,10 @@ async def _refused(
         "choice_error": errors.get("choice_error", ""),
     }
     if is_htmx(request):
-        return await _widget(request, db, tpl, learner, lesson, step, w, widget, status=422, change=change)
+        return await _widget(request, db, tpl, learner, lesson, step, w, widget, status=status, change=change)
     from app.web import steps as step_pages
 
     page = await step_pages.build_step_page(db, learner, lesson, step, {})
     view = next(v for v in page.widgets.values() if v.index == w)
     view.extra["predict"] = pending(spec, **change)
-    return HTMLResponse(tpl.page("step.html", request=request, page=page), status_code=422)
+    return HTMLResponse(tpl.page("step.html", request=request, page=page), status_code=status)

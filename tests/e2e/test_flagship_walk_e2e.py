@@ -158,3 +158,21 @@ def test_with_javascript_off_each_widget_renders_and_its_form_rerenders(
         after = page.locator(f"#{wid}-result")
         assert after.count() == 1 and after.inner_html() != before, f"step {number}: {name} did not re-render"
     ctx.close()
+
+
+def test_a_checkbox_sends_every_toggle_not_just_the_first(browser: Browser, server: Server) -> None:
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    watched = watch(page, server.url)
+    page.goto(f"{server.url}/lessons/{SLUG}/21?w=1&mode=train&gpus=8&sharding=zero3")
+    page.wait_for_load_state("networkidle")
+    box = page.get_by_role("checkbox", name="Activation checkpointing (training)")
+    totals = [page.locator("[data-value=total]").first.inner_text()]
+    for _ in range(2):
+        before = page.locator("#w1-result").inner_html()
+        box.click()
+        assert changed(page, "#w1-result", before), "a toggle of the checkbox did not update the plan"
+        totals.append(page.locator("[data-value=total]").first.inner_text())
+    assert totals[0] != totals[1] and totals[2] == totals[0]
+    watched.assert_clean()
+    ctx.close()

@@ -123,3 +123,12 @@ def test_a_guess_without_the_forms_token_is_refused(lessons_client: TestClient) 
 def test_a_guess_for_a_widget_that_asks_nothing_is_a_404(lessons_client: TestClient) -> None:
     assert guess(lessons_client, 1, 1, "20").status_code == 404
     assert guess(lessons_client, 2, 1, "20").status_code == 404
+
+
+def test_a_burst_of_guesses_is_slowed_with_a_message_in_the_form(lessons_client: TestClient) -> None:
+    statuses = [guess(lessons_client, 1, 2, "not a number", htmx=True).status_code for _ in range(31)]
+    assert statuses[:30] == [422] * 30
+    limited = guess(lessons_client, 1, 2, "20", htmx=True)
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) > 0
+    assert "Too many attempts" in limited.text and 'value="20"' in limited.text
+    assert "Traceback" not in limited.text
