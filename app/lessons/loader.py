@@ -16,6 +16,7 @@ from app.lessons.expressions import Evaluator, ExpressionError
 from app.lessons.model import Block, Lesson, LessonProblems, Problem, SectionInfo, Step, StepMeta
 
 FENCE_KINDS = ("widget", "drill", "cheatsheet")
+PROSE_FENCES = ("reveal",)  # Markdown inside, shown once the step's guesses are committed
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 # Validates a block's YAML body; returns a message per problem (empty when the block is good).
@@ -81,7 +82,11 @@ class StepRenderer:
         pending: list[Token] = []
         for tok in tokens:
             kind, _, name = tok.info.strip().partition(" ")
-            if tok.type == "fence" and kind in FENCE_KINDS:
+            if tok.type == "fence" and kind in PROSE_FENCES:
+                self._flush(pending, blocks)
+                line = first_line + (tok.map[0] if tok.map else 0)
+                blocks.append(Block(kind="reveal", html=self.md.render(tok.content), line=line))
+            elif tok.type == "fence" and kind in FENCE_KINDS:
                 self._flush(pending, blocks)
                 line = first_line + (tok.map[0] if tok.map else 0)
                 blocks.append(self._fence_block(kind, name.strip(), tok.content, line, file, problems))
@@ -92,11 +97,12 @@ class StepRenderer:
         return blocks, words
 
     def _substitute(self, body: str, first_line: int, file: str, problems: list[Problem]) -> str:
-        out, in_fence = [], False
+        out, in_fence, prose_fence = [], False, False
         for i, line in enumerate(body.splitlines(keepends=True)):
             if line.lstrip().startswith("```"):
                 in_fence = not in_fence
-            if not in_fence:
+                prose_fence = in_fence and line.strip()[3:].strip() in PROSE_FENCES
+            if not in_fence or prose_fence:
                 try:
                     line = self.evaluator.substitute(line)
                 except ExpressionError as exc:
@@ -130,7 +136,8 @@ class StepRenderer:
 
 
 def _prose_only(body: str) -> str:
-    return re.sub(r"```.*?```", " ", body, flags=re.S)
+    """The body without its widget, drill and cheat-sheet blocks (a reveal block is prose)."""
+    return re.sub(r"```(?!reveal)[^\n]*\n.*?```", " ", body, flags=re.S)
 
 
 def load_lesson(

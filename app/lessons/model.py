@@ -42,7 +42,7 @@ class StepMeta(BaseModel):
 class Block(BaseModel):
     """A piece of a rendered step: HTML prose, or a widget, drill or cheat sheet to render in place."""
 
-    kind: Literal["html", "widget", "drill", "cheatsheet"]
+    kind: Literal["html", "widget", "drill", "cheatsheet", "reveal"]
     html: str = ""
     name: str = ""
     params: dict[str, Any] = Field(default_factory=dict)

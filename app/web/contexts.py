@@ -187,6 +187,11 @@ class StepPage(BaseModel):
     classroom: ClassBanner | None = Field(default=None, description="The learner's class banner, when in a class")
 
     @property
+    def revealed(self) -> bool:
+        """Every "predict first" widget on the step has its guess: reveal blocks may show."""
+        return not any(getattr(v.extra.get("predict"), "pending", False) for v in self.widgets.values())
+
+    @property
     def locked(self) -> bool:
         """The learner's class is held at an earlier step: this one shows a message instead."""
         return self.classroom is not None and self.classroom.locked

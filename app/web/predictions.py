@@ -239,6 +239,9 @@ async def _widget(
     if change:
         view.extra["predict"] = view.extra["predict"].model_copy(update=change)
     html = tpl.block(widget.template, "widget", w=view, request=request, oob=False)
+    for i, block in enumerate(page.step.blocks):
+        if block.kind == "reveal":  # the explanation opens with the widget
+            html += tpl.block("reveal.html", "reveal", block=block, i=i, revealed=page.revealed, oob=True)
     html += tpl.block(
         "panel.html", "panel", panel=panel_view(view.node) if view.node else page.panel, oob=True
     )

@@ -34,8 +34,8 @@ class Templates:
     def page(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
 
-    def block(self, name: str, block: str, **context: Any) -> str:
-        return render_block(self.env, name, block, **context)
+    def block(self, name: str, block_name: str, /, **context: Any) -> str:
+        return render_block(self.env, name, block_name, **context)
 
-    def blocks(self, name: str, blocks: list[str], **context: Any) -> str:
+    def blocks(self, name: str, blocks: list[str], /, **context: Any) -> str:
         return render_blocks(self.env, name, blocks, **context)

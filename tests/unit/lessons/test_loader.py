@@ -132,3 +132,13 @@ def test_the_shipped_lessons_pass_check(capsys: pytest.CaptureFixture[str]) -> N
     root = Path(__file__).resolve().parents[3] / "lessons"
     code, lines = run_check(root, capsys)
     assert code == 0, "\n".join(lines)
+
+
+def test_a_reveal_block_is_prose_with_its_expressions_evaluated(lessons_dir: Path) -> None:
+    step = lessons_dir / "tiny" / "02-second.md"
+    step.write_text(step.read_text() + "\n```reveal\nThe answer is **{{ 6 | num }}** words long.\n```\n")
+    lessons, problems = load_lessons(lessons_dir, validate_lesson_block)
+    assert problems == []
+    reveal = [b for b in lessons[0].steps[1].blocks if b.kind == "reveal"]
+    assert len(reveal) == 1 and "<strong>6</strong>" in reveal[0].html
+    assert lessons[0].steps[1].words >= 12  # the reveal's words count as prose
