@@ -39,7 +39,12 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = "what-ai-workloads-need"
-BANNER_EVERY = 3.0  # seconds, as the banner's hx-trigger
+BANNER_EVERY = 5.0  # seconds, as the banner's hx-trigger
+# Think times in seconds (uniform): a learner spends 30 s to 1 min on a step, about twice the lesson's own pace
+# (21 steps in 30 minutes), moving each widget 1 to 3 times and answering a drill 2 to 4 times.
+WIDGET_THINK = (4.0, 12.0)
+DRILL_THINK = (8.0, 20.0)
+STEP_THINK = (5.0, 15.0)
 DASHBOARD_EVERY = 2.0
 INSTRUCTOR_ROUTES = ("dashboard poll", "projector poll", "POST /teach/{code}/pace")
 BRING_TO = 7  # the first drill of the flagship lesson
@@ -224,13 +229,13 @@ class Learner:
             self.banner_url = forms.banner_url or self.banner_url
             for form in [f for f in forms.forms if f.kind == "widget"][:2]:
                 for _ in range(self.rng.randint(1, 3)):
-                    await self.think(1.0, 4.0)
+                    await self.think(*WIDGET_THINK)
                     await self.move_widget(c, form)
             for form in [f for f in forms.forms if f.kind == "drill"]:
                 for _ in range(self.rng.randint(2, 4)):
-                    await self.think(2.0, 6.0)
+                    await self.think(*DRILL_THINK)
                     await self.answer(c, form)
-            await self.think(2.0, 8.0)
+            await self.think(*STEP_THINK)
             if self.bring_to and f"/{self.bring_to}" != url[url.rfind("/"):]:  # follow the banner's link
                 url, self.bring_to = f"/lessons/{LESSON}/{self.bring_to}", 0
                 continue
@@ -251,7 +256,7 @@ class Learner:
         if form.choices:
             name = self.rng.choice(sorted(form.choices))
             params[name] = self.rng.choice(form.choices[name])
-        route = "GET /widgets/{name}"
+        route = "GET " + form.action.split("?")[0]  # one line per widget
         await self.stats.call(c, route, "GET", form.action, (200, 286, 422), params=params,
                               headers={"HX-Request": "true"})  # 286: a live widget says "stop polling"
 
@@ -265,7 +270,7 @@ class Learner:
         for name, options in form.choices.items():  # radio groups
             if name not in data:
                 data[name] = self.rng.choice(options)
-        r = await self.stats.call(c, "POST /drills/{name}/answer", "POST", form.action, (200, 409),
+        r = await self.stats.call(c, "POST " + form.action, "POST", form.action, (200, 409),
                                   data=data, headers={"HX-Request": "true"})
         if r is not None and r.status_code == 200:
             self.stats.acknowledged += 1
@@ -299,7 +304,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def own_server(workers: int, database_url: str) -> Iterator[str]:
+def own_server(workers: int, database_url: str, app: str = "app.main:app") -> Iterator[str]:
     """uvicorn with a temp data dir (SQLite unless database_url), stopped at the end."""
     data = Path(tempfile.mkdtemp(prefix="gc-bench-"))
     port = free_port()
@@ -312,7 +317,7 @@ def own_server(workers: int, database_url: str) -> Iterator[str]:
                    stdout=subprocess.DEVNULL)
     env["GPU_CLASSROOM_MIGRATE_ON_START"] = "false"
     log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port",
                              str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log",
                              "--timeout-keep-alive", "30"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -403,6 +408,7 @@ def main() -> int:
     parser.add_argument("--database-url", default="", help="PostgreSQL for the server started here")
     parser.add_argument("--fresh-database", action="store_true", help="create and drop a database beside it")
     parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--app", default="app.main:app", help="the ASGI app the server started here runs")
     args = parser.parse_args()
 
     def go(base: str) -> str:
@@ -412,10 +418,10 @@ def main() -> int:
     if args.url:
         line = go(args.url.rstrip("/"))
     elif args.database_url and args.fresh_database:
-        with fresh_postgres(args.database_url) as url, own_server(args.workers, url) as base:
+        with fresh_postgres(args.database_url) as url, own_server(args.workers, url, args.app) as base:
             line = go(base)
     else:
-        with own_server(args.workers, args.database_url) as base:
+        with own_server(args.workers, args.database_url, args.app) as base:
             line = go(base)
     print(line)
     return 0

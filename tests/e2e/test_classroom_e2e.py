@@ -12,6 +12,7 @@ from tests.e2e.conftest import Server, Watched, axe_violations, screenshot, watc
 pytestmark = pytest.mark.e2e
 LESSON = "/lessons/what-ai-workloads-need"
 LIVE = 5_000  # the promise: on the instructor's screen within 5 s, without a reload
+PACE = 7_000  # a learner's page polls its banner every 5 s: pacing shows within that, plus a round trip
 
 
 def host_class(page: Page, base: str, title: str) -> str:
@@ -83,7 +84,7 @@ def test_the_instructor_sees_a_learner_join_move_and_answer_live_then_brings_the
     expect(t.locator(".pace-status")).to_contain_text("step 5")
     s.evaluate("window.__noReload = true")
     go = s.locator("#class-banner [data-bring='5']")
-    expect(go).to_be_visible(timeout=LIVE)
+    expect(go).to_be_visible(timeout=PACE)
     assert s.evaluate("window.__noReload") is True
     go.click()
     expect(s).to_have_url(re.compile(LESSON + "/5$"))
@@ -94,7 +95,7 @@ def test_the_instructor_sees_a_learner_join_move_and_answer_live_then_brings_the
     s.goto(server.url + LESSON + "/6")
     expect(s.get_by_role("heading", name="Not yet: the class is held at step 5")).to_be_visible()
     t.get_by_role("button", name="Release").click()
-    expect(s.get_by_role("heading", name="Not yet: the class is held at step 5")).to_be_hidden(timeout=LIVE)
+    expect(s.get_by_role("heading", name="Not yet: the class is held at step 5")).to_be_hidden(timeout=PACE)
     expect(s.get_by_text("Step 6 of 21")).to_be_visible()
     teacher.assert_clean()
     assert learner.off_server() == []
@@ -110,7 +111,7 @@ def test_moving_learners_takes_them_to_the_step_by_itself(
     t.get_by_label("Step", exact=True).select_option("4")
     t.get_by_label(re.compile("Move learners there")).check()
     t.get_by_role("button", name="Bring everyone to this step").click()
-    expect(s).to_have_url(re.compile(LESSON + "/4$"), timeout=LIVE)
+    expect(s).to_have_url(re.compile(LESSON + "/4$"), timeout=PACE)
     expect(s.locator("#class-banner")).to_contain_text("where your instructor asked everyone to be")
 
 
