@@ -5,7 +5,7 @@ checks that the database holds exactly the answers the server acknowledged, and 
 
     learners=N requests=N errors=N lost=N p99_ms=N        (p99 over the learners' requests)
 
-Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--workers 1]
+Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--workers 2]
      [--url http://host:port]            use a running server instead of starting one
      [--database-url postgresql+asyncpg://postgres@127.0.0.1/test --fresh-database]   PostgreSQL
 The server started here keeps idle connections 30 s (--timeout-keep-alive), as a load balancer would.
@@ -404,7 +404,7 @@ def main() -> int:
     parser.add_argument("--learners", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--url", help="a running server (else one is started)")
-    parser.add_argument("--workers", type=int, default=1, help="uvicorn workers of the server started here")
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers of the server started here (2 cores: 2)")
     parser.add_argument("--database-url", default="", help="PostgreSQL for the server started here")
     parser.add_argument("--fresh-database", action="store_true", help="create and drop a database beside it")
     parser.add_argument("--seed", type=int, default=6)
