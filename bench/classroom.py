@@ -404,7 +404,7 @@ def main() -> int:
     parser.add_argument("--learners", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--url", help="a running server (else one is started)")
-    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers of the server started here (2 cores: 2)")
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers of the server started here")
     parser.add_argument("--database-url", default="", help="PostgreSQL for the server started here")
     parser.add_argument("--fresh-database", action="store_true", help="create and drop a database beside it")
     parser.add_argument("--seed", type=int, default=6)
