@@ -78,5 +78,6 @@ def test_no_lesson_repeats_ten_words_of_the_source_texts() -> None:
     seen: set[tuple[str, ...]] = set()
     for seed in SEEDS.glob("*.txt"):
         seen |= _shingles(seed.read_text(errors="ignore"))
-    copied = {str(md.relative_to(ROOT)): len(_shingles(md.read_text()) & seen) for md in (ROOT / "lessons").rglob("*.md")}
+    files = (ROOT / "lessons").rglob("*.md")
+    copied = {str(md.relative_to(ROOT)): len(_shingles(md.read_text()) & seen) for md in files}
     assert {k: v for k, v in copied.items() if v} == {}
