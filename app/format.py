@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -59,15 +60,25 @@ def flops_rate(value: float, digits: int = 0) -> str:
     return f"{value:,.0f} FLOPS"
 
 
+def sig(value: float, digits: int = 3) -> str:
+    """`digits` significant figures, exact ties rounded up, as JavaScript's toPrecision does (54.25 -> 54.3),
+    so a number formatted in the browser and on the server reads the same."""
+    exact = Decimal(value)
+    if exact == 0:
+        return "0"
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    return format(exact.quantize(step, rounding=ROUND_HALF_UP).normalize(), "f")
+
+
 def seconds(value: float) -> str:
     """A duration in the unit a person would use: 4.79 ms, 33 s, 66 days, 7.2 years."""
     v = abs(value)
     if v < 1e-3:
         return f"{value * 1e6:.0f} µs"
     if v < 1:
-        return f"{value * 1e3:.3g} ms"
+        return f"{sig(value * 1e3)} ms"
     if v < 120:
-        return f"{value:.3g} s"
+        return f"{sig(value)} s"
     if v < 7200:
         return f"{value / 60:.3g} min"
     if v < 2 * 86400:

@@ -75,16 +75,17 @@
     });
     if (channel) channel.onmessage = (event) => { if (event.data && event.data.go) goTo(Number(event.data.go)); };
 
+    // Slides move by htmx.ajax, never by clicking a link that htmx may not have wired up yet (it does so as the
+    // swap settles): a plain click there would load a new page and drop full screen. Captured, so app.js's
+    // arrow-key handler sees the key already handled.
+    const step = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
     document.addEventListener("keydown", (event) => {
-      if (!plainKey(event)) return;
+      if (!plainKey(event) || event.shiftKey) return;
       const key = event.key;
       if (key === "f" || key === "F") { event.preventDefault(); if (canFull) toggleFull(); }
       else if (key === "n" || key === "N") { event.preventDefault(); notesButton.click(); }
-      else if (key === "PageDown" || key === "PageUp") {
-        const control = document.querySelector(`#slide [data-nav="${key === "PageDown" ? "next" : "prev"}"]`);
-        if (control) { event.preventDefault(); control.click(); }
-      }
-    });
+      else if (key in step) { event.preventDefault(); goTo(current("#slide") + step[key]); }
+    }, true);
     settle();
   }
 

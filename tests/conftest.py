@@ -67,3 +67,9 @@ class Learner:
 @pytest.fixture
 def learner(client: TestClient) -> Learner:
     return Learner(client)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests last: Playwright's sync API keeps an event loop running in this thread for the
+    rest of the session, and tests that call asyncio.run() cannot run after it."""
+    items.sort(key=lambda item: "/tests/e2e/" in str(item.path))

@@ -31,3 +31,10 @@ def test_filter_writes_the_unit_one_way(fn, value, text) -> None:  # type: ignor
 
 def test_sci_carries_when_rounding_reaches_ten() -> None:
     assert f.sci(9.96e24) == "1.0 × 10²⁵"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(0.05425, "54.3 ms"), (0.0542, "54.2 ms"), (0.12, "120 ms"), (2.5, "2.5 s")]
+)
+def test_durations_round_ties_up_like_the_browser(value: float, text: str) -> None:
+    assert f.seconds(value) == text
