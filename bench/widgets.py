@@ -128,7 +128,7 @@ def browser_times(base: str, urls: dict[str, tuple[str, str]], samples: int) -> 
                 continue
             page.evaluate("""() => { window.__swaps = 0;
               document.body.addEventListener('input', () => { window.__t0 = performance.now(); }, true);
-              document.body.addEventListener('htmx:afterSettle', () => { window.__swaps += 1;
+              document.body.addEventListener('htmx:afterSwap', () => { window.__swaps += 1;
                 window.__last = performance.now() - window.__t0; }); }""")
             original = field.input_value()
             kind = field.get_attribute("type")
