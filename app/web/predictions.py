@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from app.classroom import predictions
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
+from app.drills.answers import parse_size
 from app.format import ratio
 from app.lessons.model import Block, Lesson, Step
 from app.web.contexts import WidgetView, panel_view
@@ -59,14 +60,18 @@ def question(widget: Widget, block: Block) -> dict[str, Any] | None:
     return spec
 
 
-def parse_guess(text: str) -> float:
-    """A guess as typed ('19', '19.5 GB', '1,200', '3e2'); ValueError with a sentence for the learner."""
+def parse_guess(text: str, unit: str = "") -> float:
+    """A guess as typed ('19', '19.5 GB', '1,200', '3e2'), in the question's unit; ValueError with a sentence.
+
+    A size goes through the drills' own reader, so '19 GiB' means what it says and '19 GB/s' is refused."""
     match = NUMBER.match(text or "")
     if not match:
         raise ValueError("Enter a number, such as 19 or 19.5.")
     value = float(match.group(1).replace(",", "").replace("_", ""))
     if not math.isfinite(value) or value <= 0:
         raise ValueError("Enter a number above zero.")
+    if unit == "GB":
+        value = parse_size(text, "GB") / 1e9
     if value > 1e15:
         raise ValueError("That is more than any plan here; enter a smaller number.")
     return value
@@ -196,7 +201,7 @@ async def commit_guess(
         return response
     errors = {}
     try:
-        value = parse_guess(guess)
+        value = parse_guess(guess, spec["unit"])
     except ValueError as exc:
         errors["error"] = str(exc)
     if spec["choices"] and choice not in [v for v, _ in spec["choices"]]:

@@ -132,3 +132,10 @@ def test_a_burst_of_guesses_is_slowed_with_a_message_in_the_form(lessons_client:
     assert limited.status_code == 429 and int(limited.headers["retry-after"]) > 0
     assert "Too many attempts" in limited.text and 'value="20"' in limited.text
     assert "Traceback" not in limited.text
+
+
+def test_a_guess_in_gib_is_read_as_gib_and_a_speed_is_refused(lessons_client: TestClient) -> None:
+    wrong_kind = guess(lessons_client, 1, 2, "19 GB/s", htmx=True)
+    assert wrong_kind.status_code == 422 and 'value="19 GB/s"' in wrong_kind.text
+    assert guess(lessons_client, 1, 2, "20 GiB").status_code == 303
+    assert "<span data-guess>21.47 GB</span>" in lessons_client.get(f"{FLAGSHIP}/1").text
