@@ -14,7 +14,7 @@ from app.classroom.db import Database
 from app.lessons.loader import load_lessons
 from app.settings import Settings
 from app.web import errors
-from app.web.security import Signer, headers_middleware, learner_middleware
+from app.web.security import SecurityMiddleware, Signer, redact_access_log
 from app.web.static import CachedStatic
 from app.web.templating import STATIC, Templates
 from app.widgets.base import validate_block
@@ -68,8 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.templates = Templates()
     errors.install(app)
-    app.middleware("http")(learner_middleware(lambda r: r.app.state.signer, settings.secure_cookies))
-    app.middleware("http")(headers_middleware)
+    app.add_middleware(SecurityMiddleware, secure=settings.secure_cookies)
+    redact_access_log()
     app.add_middleware(GZipMiddleware, minimum_size=500)
     app.mount("/static", CachedStatic(directory=STATIC, check_dir=False), name="static")
     for module in router_modules():

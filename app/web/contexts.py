@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
@@ -61,6 +62,11 @@ class PanelView(BaseModel):
     announcement: str
     legend: list[tuple[str, str]]
     bar_width: int = BAR_WIDTH
+
+    @property
+    def key(self) -> str:
+        """A digest of what the panel shows: a widget update re-sends the panel only when this changes."""
+        return hashlib.blake2s(self.model_dump_json().encode(), digest_size=8).hexdigest()
 
 
 def panel_view(node: NodeLoad | None) -> PanelView:

@@ -12,27 +12,27 @@ from app.settings import Settings
 from app.web.templating import Templates
 
 
-def get_db(request: Request) -> Database:
+async def get_db(request: Request) -> Database:
     db: Database = request.app.state.db
     return db
 
 
-def get_templates(request: Request) -> Templates:
+async def get_templates(request: Request) -> Templates:
     templates: Templates = request.app.state.templates
     return templates
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_lessons(request: Request) -> list[Lesson]:
+async def get_lessons(request: Request) -> list[Lesson]:
     lessons: list[Lesson] = request.app.state.lessons
     return lessons
 
 
-def get_learner(request: Request) -> str:
+async def get_learner(request: Request) -> str:
     learner: str = request.state.learner_id
     return learner
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hmac
+import logging
+import re
 import uuid
-from collections.abc import Awaitable, Callable
 
 from fastapi import HTTPException, Request, Response
 from itsdangerous import BadSignature, URLSafeSerializer
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.requests import cookie_parser
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 LEARNER_COOKIE = "gc_learner"
 CSRF_FIELD = "csrf_token"
@@ -44,40 +48,73 @@ class Signer:
         return bool(token) and hmac.compare_digest(self.csrf_token(learner_id), token or "")
 
 
-def learner_middleware(
-    signer_of: Callable[[Request], Signer], secure: bool
-) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
-    """Give every visitor a learner id; set the signed cookie when it is new."""
+SECRET_QUERY = re.compile(r"((?:^|[?&])(?:key|admin_token)=)[^&\s]*")
 
-    async def middleware(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        signer = signer_of(request)
-        learner = signer.learner_from(request.cookies.get(LEARNER_COOKIE))
+
+class RedactSecrets(logging.Filter):
+    """Access-log lines show `key=…` instead of an instructor's private key (or an admin token)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(SECRET_QUERY.sub(r"\1…", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+def redact_access_log() -> None:
+    """Install RedactSecrets on uvicorn's access logger once, however many apps a process creates."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RedactSecrets) for f in access.filters):
+        access.addFilter(RedactSecrets())
+
+
+SKIP_COOKIE = ("/static", "/healthz", "/api")
+HARDENING = {
+    "content-security-policy": CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+}
+
+
+class SecurityMiddleware:
+    """Give every visitor a learner id (a signed cookie, set when new) and harden every response.
+
+    A plain ASGI middleware rather than two ``@app.middleware("http")`` layers: those wrap each
+    request in a task group and a streamed response, which cost more than the widget update itself.
+    """
+
+    def __init__(self, app: ASGIApp, secure: bool) -> None:
+        self.app = app
+        self.secure = secure
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        signer: Signer = scope["app"].state.signer
+        raw = cookie_parser(Headers(scope=scope).get("cookie", "")).get(LEARNER_COOKIE)
+        learner = signer.learner_from(raw)
         is_new = learner is None
-        request.state.learner_id = learner or str(uuid.uuid4())
-        request.state.csrf_token = signer.csrf_token(request.state.learner_id)
-        response = await call_next(request)
-        if is_new and not request.url.path.startswith(("/static", "/healthz", "/api")):
-            response.set_cookie(
-                LEARNER_COOKIE,
-                signer.cookie.dumps(request.state.learner_id),
-                max_age=ONE_YEAR,
-                httponly=True,
-                samesite="lax",
-                secure=secure,
-            )
-        return response
+        learner = learner or str(uuid.uuid4())
+        state = scope.setdefault("state", {})
+        state["learner_id"] = learner
+        state["csrf_token"] = signer.csrf_token(learner)
+        set_cookie = is_new and not scope["path"].startswith(SKIP_COOKIE)
 
-    return middleware
+        async def send_hardened(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in HARDENING.items():
+                    if name not in headers:
+                        headers[name] = value
+                if set_cookie:
+                    cookie = Response()
+                    cookie.set_cookie(LEARNER_COOKIE, signer.cookie.dumps(learner), max_age=ONE_YEAR,
+                                      httponly=True, samesite="lax", secure=self.secure)
+                    headers.append("set-cookie", cookie.headers["set-cookie"])
+            await send(message)
 
-
-async def headers_middleware(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-    """Content-Security-Policy of 'self' and the usual hardening headers on every response."""
-    response = await call_next(request)
-    response.headers.setdefault("Content-Security-Policy", CSP)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    return response
+        await self.app(scope, receive, send_hardened)
 
 
 async def require_csrf(request: Request) -> None:

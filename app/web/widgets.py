@@ -30,14 +30,18 @@ async def widget(request: Request, name: str, tpl: Tpl) -> HTMLResponse:
     if not is_htmx(request):
         html = tpl.page("widget_page.html", request=request, w=view, panel=panel_view(view.node))
         return HTMLResponse(html, status_code=status, headers=headers)
+    # Messages go out of band only with a 422 (errors_oob; static/app.js clears them after a good answer), and
+    # the dgx-1 panel only when it differs from the one the page shows: every element swapped costs the browser.
     body = tpl.blocks(found.template, ["result", "errors"], w=view, oob=True)
     if view.node is not None:
-        body += tpl.block("panel.html", "panel", panel=panel_view(view.node), oob=True)
+        panel = panel_view(view.node)
+        if q.get("panel_key") != panel.key:
+            body += tpl.block("panel.html", "panel", panel=panel, oob=True)
     if found.running is not None and not view.errors and not found.running(view.result):
         status = 286  # htmx stops polling: the live run has finished or is paused
     if view.errors:
         headers["HX-Reswap"] = "none"  # keep the last good result; the messages swap in beside the fields
     elif lesson and step:
         shared = {k: view.values[k] for k in view.values}
-        headers["HX-Replace-Url"] = f"/lessons/{lesson}/{step}?" + urlencode({"w": index, **shared})
+        headers["X-Share-Url"] = f"/lessons/{lesson}/{step}?" + urlencode({"w": index, **shared})
     return HTMLResponse(body, status_code=status, headers=headers)

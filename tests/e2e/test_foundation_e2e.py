@@ -48,11 +48,15 @@ def test_a_value_out_of_range_shows_its_message_beside_the_field(watched: Watche
     page = watched.page
     page.goto(server.url + FLAGSHIP + "/1")
     widget = page.locator('[data-widget="weight-storage"]').first
-    widget.get_by_role("textbox", name="Parameters").fill("1e20")
+    field = widget.get_by_role("textbox", name="Parameters")
+    field.fill("1e20")
     expect(widget.locator(".field-error").first).to_contain_text("Must be at most")
-    widget.get_by_role("textbox", name="Parameters").fill("70e9")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(widget.locator('[data-value="gb"]')).not_to_have_text("")  # the last good result stays
+    field.fill("70e9")
     expect(widget.locator('[data-value="gb"]')).to_have_text("140.00 GB")
     expect(widget.locator(".field-error").first).to_be_empty()
+    expect(field).not_to_have_attribute("aria-invalid", "true")
     assert all("422" in e or "Unprocessable" in e for e in watched.console_errors)
 
 

@@ -154,7 +154,7 @@ def test_an_unknown_model_or_knob_is_explained(client: TestClient) -> None:
 
 def test_an_update_inside_a_lesson_keeps_every_input_in_the_url(client: TestClient) -> None:
     r = client.get("/widgets/plan?model=llama-3.1-70b&gpus=4&w=1&lesson=tiny&step=1", headers=HX)
-    query = parse_qs(urlsplit(r.headers["HX-Replace-Url"]).query)
+    query = parse_qs(urlsplit(r.headers["X-Share-Url"]).query)
     assert query["gpus"] == ["4"] and query["model"] == ["llama-3.1-70b"] and query["mode"] == ["serve"]
 
 

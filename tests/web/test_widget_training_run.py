@@ -70,7 +70,7 @@ def test_start_records_the_start_time_and_polls_every_half_second(client: TestCl
     assert r.status_code == 200
     assert 'hx-trigger="every 500ms"' in r.text and ">Pause</button>" in r.text
     assert state(r.text)["started_at"] == "1000000.000"
-    url = parse_qs(urlsplit(r.headers["HX-Replace-Url"]).query)
+    url = parse_qs(urlsplit(r.headers["X-Share-Url"]).query)
     assert url["started_at"] == ["1000000.000"] and "action" not in url  # a reload does not press Start again
 
 
@@ -173,7 +173,7 @@ def test_the_same_settings_and_start_time_give_the_same_page_in_a_fresh_app(tmp_
 def test_a_reload_of_the_shared_url_resumes_the_run(lessons_client: TestClient, clock: Clock) -> None:
     r = lessons_client.get(URL + "&action=start", headers=HX)
     clock.now += 8
-    page = lessons_client.get(r.headers["HX-Replace-Url"])
+    page = lessons_client.get(r.headers["X-Share-Url"])
     assert page.status_code == 200
     assert 'data-status="running"' in page.text and 'hx-trigger="every 500ms"' in page.text
     assert value(page.text, "progress") == "40 %"

@@ -35,6 +35,25 @@ def test_htmx_update_carries_the_dgx1_panel_out_of_band(client: TestClient) -> N
     assert 'data-gpu="0" data-used="14000000000"' in text
 
 
+def test_the_panel_is_sent_only_when_it_differs_from_the_one_on_the_page(client: TestClient) -> None:
+    first = client.get("/widgets/weight-storage?parameters=7e9&bits=16", headers=HX).text
+    key = re.search(r'id="dgx-panel-key" name="panel_key" value="([0-9a-f]+)"', first)
+    assert key, "the panel carries the key the next update sends back"
+    same = client.get(f"/widgets/weight-storage?parameters=7e9&bits=16&panel_key={key[1]}", headers=HX).text
+    assert 'id="dgx-panel"' not in same and "14.00 GB" in same  # the result still comes
+    moved = client.get(f"/widgets/weight-storage?parameters=8e9&bits=16&panel_key={key[1]}", headers=HX).text
+    assert 'data-gpu="0" data-used="16000000000"' in moved
+
+
+def test_a_good_update_carries_no_message_slots_and_a_refused_one_carries_them_all(client: TestClient) -> None:
+    good = client.get("/widgets/weight-storage?parameters=7e9&bits=16", headers=HX)
+    assert "-error" not in good.text  # static/app.js empties the slots after a good answer
+    bad = client.get("/widgets/weight-storage?parameters=1e20&bits=16", headers=HX)
+    assert bad.status_code == 422
+    assert 'id="w1-parameters-error" hx-swap-oob="true">Must be at most' in bad.text
+    assert 'id="w1-bits-error" hx-swap-oob="true"></p>' in bad.text  # a fixed field's message clears
+
+
 def test_fragment_or_page_is_decided_by_hx_request_and_varies_on_it(client: TestClient) -> None:
     fragment = client.get("/widgets/weight-storage?parameters=7e9&bits=16", headers=HX)
     page = client.get("/widgets/weight-storage?parameters=7e9&bits=16")
@@ -47,8 +66,8 @@ def test_fragment_or_page_is_decided_by_hx_request_and_varies_on_it(client: Test
 
 def test_update_inside_a_lesson_puts_the_inputs_in_the_url(client: TestClient) -> None:
     r = client.get("/widgets/weight-storage?parameters=8e9&bits=8&w=1&lesson=tiny&step=1", headers=HX)
-    assert r.headers["HX-Replace-Url"].startswith("/lessons/tiny/1?w=1&")
-    shared = client.get(r.headers["HX-Replace-Url"]).text
+    assert r.headers["X-Share-Url"].startswith("/lessons/tiny/1?w=1&")
+    shared = client.get(r.headers["X-Share-Url"]).text
     assert "8.00 GB" in shared
 
 
