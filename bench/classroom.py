@@ -161,8 +161,9 @@ async def instructor(base: str, stats: Stats, stop: asyncio.Event) -> tuple[str,
     """Create the class; return its code and key."""
     async with httpx.AsyncClient(base_url=base, timeout=30) as c:
         page = (await c.get("/teach")).text
-        r = await c.post("/teach", data={"csrf_token": csrf(page), "title": "Bench class", "lesson": LESSON})
-        assert r.status_code == 201, r.text[:500]
+        r = await c.post("/teach", data={"csrf_token": csrf(page), "title": "Bench class", "lesson": LESSON},
+                         follow_redirects=True)
+        assert r.status_code == 200, r.text[:500]
         code = re.search(r'data-code="(\w+)"', r.text).group(1)  # type: ignore[union-attr]
         key = re.search(r"key=([\w-]+)", r.text).group(1)  # type: ignore[union-attr]
     return code, key

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import DateTime, ForeignKey, Integer, String, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.classroom.classes import held_step
 from app.classroom.db import Base, Database
 from app.classroom.models import DrillAttempt, utcnow
-from app.classroom.progress import _insert, touch_learner
+from app.classroom.progress import _insert, mark_step_done, touch_learner
+from app.classroom.ratelimit import check, count_hit
 
 
 class DrillState(Base):
@@ -99,13 +103,17 @@ def streak(attempts: list[Attempt]) -> int:
 async def status(db: Database, learner_id: str, drill: str) -> DrillStatus:
     """The learner's current question, their attempts, streak and mastery in one drill."""
     async with db.session() as s:
-        state = await s.get(DrillState, (learner_id, drill))
-        rows = await s.execute(
-            select(DrillAttempt)
-            .where(DrillAttempt.learner_id == learner_id, DrillAttempt.drill == drill)
-            .order_by(DrillAttempt.id)
-        )
-        attempts = [_attempt(r) for r in rows.scalars()]
+        return await _status(s, learner_id, drill)
+
+
+async def _status(s: AsyncSession, learner_id: str, drill: str) -> DrillStatus:
+    state = await s.get(DrillState, (learner_id, drill))
+    rows = await s.execute(
+        select(DrillAttempt)
+        .where(DrillAttempt.learner_id == learner_id, DrillAttempt.drill == drill)
+        .order_by(DrillAttempt.id)
+    )
+    attempts = [_attempt(r) for r in rows.scalars()]
     return DrillStatus(
         question=state.question if state else 0,
         attempts=attempts,
@@ -132,62 +140,92 @@ async def next_question(db: Database, learner_id: str, drill: str, seen: int) ->
         return state.question if state else seen + 1
 
 
-async def record(
-    db: Database,
-    learner_id: str,
-    drill: str,
-    *,
-    lesson: str,
-    step: int,
-    question: int,
-    seed: int,
-    answers: dict[str, str],
-    parsed: dict[str, float | str | None],
-    correct_parts: dict[str, bool],
-    score: float,
-    mistake: str | None,
-) -> Attempt:
-    """Store one graded attempt (never call it for input that could not be read)."""
+@dataclass
+class Before:
+    """What an answer needs to know first: where the learner stands, and whether their class holds them back."""
+
+    status: DrillStatus
+    held_at: int | None
+
+
+async def before_answer(db: Database, learner_id: str, drill: str, lesson: str, step: int) -> Before:
+    """One read transaction: the learner's place in the drill and their class's hold, if any."""
     async with db.session() as s:
-        await touch_learner(s, learner_id)
-        row = DrillAttempt(
-            learner_id=learner_id,
-            drill=drill,
-            lesson=lesson,
-            step=step,
-            question=question,
-            seed=seed,
-            answers=answers,
-            parsed=parsed,
-            correct_parts=correct_parts,
-            score=score,
-            correct=all(correct_parts.values()),
-            mistake=mistake,
-            created_at=utcnow(),
-        )
-        s.add(row)
-        await s.flush()
-        return _attempt(row)
+        held = await held_step(s, learner_id, lesson, step)
+        return Before(status=await _status(s, learner_id, drill), held_at=held)
 
 
-async def mark_mastered(db: Database, learner_id: str, drill: str) -> None:
-    """Note that the learner mastered the drill (the first time is kept)."""
+@dataclass
+class NewAttempt:
+    """A graded attempt to store (never one whose input could not be read)."""
+
+    lesson: str
+    step: int
+    question: int
+    seed: int
+    answers: dict[str, str]
+    parsed: dict[str, float | str | None]
+    correct_parts: dict[str, bool]
+    score: float
+    mistake: str | None
+
+
+async def after_answer(
+    db: Database, learner_id: str, drill: str, before: DrillStatus, new: NewAttempt | None, *,
+    limit_key: str, limit: int, window_seconds: int, mastery: int,
+) -> tuple[DrillStatus, bool]:
+    """One write transaction, one commit: count the answer against the learner's rate limit and, within it,
+    store the attempt, the mastery it earns and the step it completes. Returns the status after it and
+    whether the drill was mastered by it; RateLimited (with nothing stored but the count) past the limit."""
+    now = time.time()
+    async with db.session() as s:
+        count = await count_hit(s, limit_key, window_seconds, now)
+        if count > limit or new is None:
+            stored, newly = None, False
+        else:
+            stored = await _record(s, learner_id, drill, new)
+            first_try = not before.on_question
+            newly = first_try and stored.correct and not before.mastered and before.streak + 1 >= mastery
+            if newly:
+                await _mark_mastered(s, learner_id, drill)
+                await mark_step_done(s, learner_id, new.lesson, new.step)
+    check(count, limit, window_seconds, now)
+    if stored is None:
+        return before, False
+    attempts = [*before.attempts, stored]
+    after = DrillStatus(question=before.question, attempts=attempts, streak=streak(attempts),
+                        mastered_at=utcnow() if newly else before.mastered_at)
+    return after, newly
+
+
+async def _record(s: AsyncSession, learner_id: str, drill: str, new: NewAttempt) -> Attempt:
+    await touch_learner(s, learner_id)
+    row = DrillAttempt(
+        learner_id=learner_id, drill=drill, lesson=new.lesson, step=new.step, question=new.question,
+        seed=new.seed, answers=new.answers, parsed=new.parsed, correct_parts=new.correct_parts, score=new.score,
+        correct=all(new.correct_parts.values()), mistake=new.mistake, created_at=utcnow(),
+    )
+    s.add(row)
+    await s.flush()
+    return _attempt(row)
+
+
+async def _mark_mastered(s: AsyncSession, learner_id: str, drill: str) -> None:
     now = utcnow()
-    async with db.session() as s:
-        await touch_learner(s, learner_id)
-        stmt = _insert(s, DrillState).values(
-            learner_id=learner_id, drill=drill, question=0, mastered_at=now, updated_at=now
+    await touch_learner(s, learner_id)
+    stmt = _insert(s, DrillState).values(
+        learner_id=learner_id, drill=drill, question=0, mastered_at=now, updated_at=now
+    )
+    await s.execute(stmt.on_conflict_do_nothing(index_elements=["learner_id", "drill"]))
+    await s.execute(
+        update(DrillState)
+        .where(
+            DrillState.learner_id == learner_id,
+            DrillState.drill == drill,
+            DrillState.mastered_at.is_(None),
         )
-        await s.execute(stmt.on_conflict_do_nothing(index_elements=["learner_id", "drill"]))
-        await s.execute(
-            update(DrillState)
-            .where(
-                DrillState.learner_id == learner_id,
-                DrillState.drill == drill,
-                DrillState.mastered_at.is_(None),
-            )
-            .values(mastered_at=now, updated_at=now)
-        )
+        .values(mastered_at=now, updated_at=now)
+    )
 
 
 async def list_attempts(

@@ -261,6 +261,15 @@ async def _latest(s: AsyncSession, learner_id: str, lesson: str) -> tuple[Classr
     return (row[0], row[1]) if row else None
 
 
+async def held_step(s: AsyncSession, learner_id: str, lesson: str, number: int) -> int | None:
+    """The step the learner's class holds them at, when step `number` lies past it; else None."""
+    found = await _latest(s, learner_id, lesson)
+    if found is None:
+        return None
+    banner = _banner(found[0], found[1], number, utcnow())
+    return banner.pace_step if banner.locked else None
+
+
 async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> ClassBanner | None:
     """A learner opened a step: count time on task for their class (while it is open) and say what it shows."""
     now = utcnow()

@@ -54,18 +54,23 @@ async def record_visit(db: Database, learner_id: str, lesson: str, step: int) ->
 
 async def mark_done(db: Database, learner_id: str, lesson: str, step: int) -> None:
     """Mark a step done (idempotent: the first completion time is kept)."""
-    now = utcnow()
     async with db.session() as s:
-        await touch_learner(s, learner_id)
-        stmt = _insert(s, StepProgress).values(
-            learner_id=learner_id, lesson=lesson, step=step, first_seen=now, last_seen=now, completed_at=now
+        await mark_step_done(s, learner_id, lesson, step)
+
+
+async def mark_step_done(s: AsyncSession, learner_id: str, lesson: str, step: int) -> None:
+    """mark_done inside a caller's transaction."""
+    now = utcnow()
+    await touch_learner(s, learner_id)
+    stmt = _insert(s, StepProgress).values(
+        learner_id=learner_id, lesson=lesson, step=step, first_seen=now, last_seen=now, completed_at=now
+    )
+    await s.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["learner_id", "lesson", "step"],
+            set_={"last_seen": now, "completed_at": func.coalesce(StepProgress.completed_at, now)},
         )
-        await s.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["learner_id", "lesson", "step"],
-                set_={"last_seen": now, "completed_at": func.coalesce(StepProgress.completed_at, now)},
-            )
-        )
+    )
 
 
 async def progress_by_lesson(db: Database, learner_id: str) -> dict[str, LessonProgress]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from sqlalchemy import delete
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classroom.db import Database
 from app.classroom.models import RateHit
@@ -22,13 +23,24 @@ class RateLimited(Exception):
 async def hit(db: Database, key: str, limit: int, window_seconds: int, now: float | None = None) -> int:
     """Count one request for key in the current window; RateLimited past `limit`. Returns the count."""
     now = time.time() if now is None else now
-    window = int(now // window_seconds)
     async with db.session() as s:
-        stmt = _insert(s, RateHit).values(key=key, window=window, hits=1)
-        stmt = stmt.on_conflict_do_update(index_elements=["key", "window"], set_={"hits": RateHit.hits + 1})
-        count = (await s.execute(stmt.returning(RateHit.hits))).scalar_one()
-        if window % 16 == 0:  # now and then, forget old windows
-            await s.execute(delete(RateHit).where(RateHit.window < window - 2))
+        count = await count_hit(s, key, window_seconds, now)
+    check(count, limit, window_seconds, now)
+    return count
+
+
+async def count_hit(s: AsyncSession, key: str, window_seconds: int, now: float) -> int:
+    """Count one request inside a caller's transaction (commit it, then `check`); returns the count so far."""
+    window = int(now // window_seconds)
+    stmt = _insert(s, RateHit).values(key=key, window=window, hits=1)
+    stmt = stmt.on_conflict_do_update(index_elements=["key", "window"], set_={"hits": RateHit.hits + 1})
+    count = (await s.execute(stmt.returning(RateHit.hits))).scalar_one()
+    if window % 16 == 0:  # now and then, forget old windows
+        await s.execute(delete(RateHit).where(RateHit.window < window - 2))
+    return int(count)
+
+
+def check(count: int, limit: int, window_seconds: int, now: float) -> None:
+    """RateLimited when `count` is past `limit`, with the seconds left in the window."""
     if count > limit:
         raise RateLimited(int(window_seconds - now % window_seconds) + 1)
-    return int(count)

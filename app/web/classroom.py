@@ -46,8 +46,9 @@ def too_many(exc: classes.TooManyAttempts) -> HTTPException:
 async def instructor_class(request: Request, code: str, db: DB) -> Classroom:
     """The class whose private key came with the request (query once, then a cookie); 403 otherwise."""
     klass = await classes.get_class(db, code)
-    if klass is None:
-        raise HTTPException(status_code=404, detail="There is no class with this code. It may have been deleted.")
+    if klass is None:  # an open dashboard of a deleted class reloads once, shows this, and stops polling
+        raise HTTPException(status_code=404, detail="There is no class with this code. It may have been deleted.",
+                            headers={"HX-Refresh": "true"} if is_htmx(request) else None)
     key = request.query_params.get("key") or request.cookies.get(KEY_COOKIE)
     if not classes.key_ok(klass, key):
         raise HTTPException(status_code=403, detail="This page belongs to the class's instructor: open it with "
@@ -65,6 +66,11 @@ def adopt_key(request: Request, klass: Classroom, settings: Any) -> Response | N
         return None
     rest = {k: v for k, v in request.query_params.items() if k != "key"}
     response = RedirectResponse(request.url.path + ("?" + urlencode(rest) if rest else ""), status_code=303)
+    return keep_key(response, klass, key, settings)
+
+
+def keep_key(response: Response, klass: Classroom, key: str, settings: Any) -> Response:
+    """The instructor's key in an HttpOnly cookie that only this class's /teach pages receive."""
     response.set_cookie(KEY_COOKIE, key, path=f"/teach/{klass.code}", max_age=30 * 24 * 3600, httponly=True,
                         samesite="lax", secure=settings.secure_cookies)
     return response
@@ -91,13 +97,13 @@ async def teach_form(request: Request, tpl: Tpl, lessons: Lessons, settings: Con
                                  values={}, errors={}, admin=bool(settings.admin_token)))
 
 
-@router.post("/teach", response_class=HTMLResponse, dependencies=[Depends(require_csrf)])
+@router.post("/teach", dependencies=[Depends(require_csrf)], response_model=None)
 async def teach_create(
     request: Request, tpl: Tpl, db: DB, lessons: Lessons, settings: Config,
     title: Annotated[str, Form(max_length=500)] = "", lesson: Annotated[str, Form(max_length=100)] = "",
     ends: Annotated[str, Form(max_length=10)] = "", admin_token: Annotated[str, Form(max_length=500)] = "",
-) -> HTMLResponse:
-    """Create a class: its code for the room and, shown once, the instructor's private link."""
+) -> Response:
+    """Create a class, then redirect to its links (so reloading that page cannot create a second class)."""
     values = {"title": title, "lesson": lesson, "ends": ends}
     try:
         await classes.guard_create(db, client(request))
@@ -109,12 +115,19 @@ async def teach_create(
         html = tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS,
                         values=values, errors={exc.field: exc.message}, admin=bool(settings.admin_token))
         return HTMLResponse(html, status_code=exc.status)
+    return keep_key(RedirectResponse(f"/teach/{klass.code}/created", status_code=303), klass, key, settings)
+
+
+@router.get("/teach/{code}/created", response_class=HTMLResponse)
+async def teach_created(request: Request, tpl: Tpl, klass: Instructor) -> HTMLResponse:
+    """The class's code for the room and the instructor's private links (the key comes from their cookie)."""
+    key = request.query_params.get("key") or request.cookies.get(KEY_COOKIE, "")
     root = base_url(request)
     links = {view: f"{root}/teach/{klass.code}{path}?key={key}" for view, path in VIEWS.items()}
     links["join"] = f"{root}/join/{klass.code}"
     html = tpl.page("classroom/created.html", request=request, info=dashboard.class_info(klass), links=links,
                     cockpit_qr=qr_svg(links["cockpit"], "Your private cockpit link"))
-    return HTMLResponse(html, status_code=201, headers=NO_STORE)
+    return HTMLResponse(html, headers=NO_STORE)
 
 
 def _checked_create(admin: str, token: str, slug: str, ends: str, lessons: list[Lesson]) -> tuple[Lesson, float | None]:

@@ -22,9 +22,9 @@ from fastapi import APIRouter, Body, Depends, Form, HTTPException, Query, Reques
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.classroom import attempts, progress
+from app.classroom import attempts
 from app.classroom.db import Database
-from app.classroom.ratelimit import RateLimited, hit
+from app.classroom.ratelimit import RateLimited
 from app.drills.base import AnswerErrors, Drill, Feedback, PartResult, Question
 from app.drills.registry import all_drills, get_drill
 from app.drills.seeds import MAX_SEED, learner_seed
@@ -130,13 +130,16 @@ async def build_view(
     errors: Mapping[str, str] | None = None,
     message: str = "",
     just_mastered: bool = False,
+    status: attempts.DrillStatus | None = None,
 ) -> DrillView | None:
-    """The learner's current question in a drill block, with their last attempt graded again as feedback."""
+    """The learner's current question in a drill block, with their last attempt graded again as feedback.
+
+    `status`: where the learner stands, when the caller has just read or written it (saves a query)."""
     drill = get_drill(block.name)
     if drill is None:
         return None
     settings = drill.settings.model_validate(block.params)
-    status = await attempts.status(db, learner, drill.name)
+    status = status or await attempts.status(db, learner, drill.name)
     question = drill.question(learner_seed(learner, drill.name, status.question))
     last = status.on_question[-1] if status.on_question else None
     feedback = None
@@ -248,64 +251,78 @@ async def answer(
     block: FormInt,
     question: FormInt,
 ) -> Response:
-    """Grade the learner's answers to their current question; unreadable answers are refused, not counted."""
+    """Grade the learner's answers to their current question; unreadable answers are refused, not counted.
+
+    Two short transactions: one read (where the learner stands, whether their class holds them back), the
+    grading in between, and one write (the rate-limit count, the attempt, mastery) with a single commit."""
     drill, found, blk = _locate(lessons, name, lesson, step, block)
     form = await request.form()
     typed = {
         k.removeprefix(ANSWER_PREFIX): str(v)[:200] for k, v in form.items() if k.startswith(ANSWER_PREFIX)
     }
     args = (db, learner, found, step, block, blk, lessons)
+    before = await attempts.before_answer(db, learner, drill.name, found.slug, step)
+    if before.held_at is not None:
+        return await _held(request, db, tpl, learner, lessons, args, typed, before)
+    status = before.status
+    q = drill.question(learner_seed(learner, drill.name, status.question))
+    new, errors, feedback = None, None, None
+    if question == status.question:
+        try:
+            feedback = drill.grade(q, typed)
+        except AnswerErrors as exc:
+            errors = exc.errors
+    if feedback is not None:
+        new = attempts.NewAttempt(
+            lesson=found.slug, step=step, question=question, seed=q.seed,
+            answers={p.id: typed.get(p.id, "") for p in q.parts},
+            parsed={r.id: r.value for r in feedback.parts},  # in each part's unit (GB for a size)
+            correct_parts={r.id: r.correct for r in feedback.parts}, score=feedback.score, mistake=feedback.mistake,
+        )
+    mastery = drill.settings.model_validate(blk.params).mastery
     try:
-        await hit(db, f"drill-answer:{learner}", ANSWERS_PER_MINUTE, 60)
+        status, newly = await attempts.after_answer(
+            db, learner, drill.name, status, new, limit_key=f"drill-answer:{learner}", limit=ANSWERS_PER_MINUTE,
+            window_seconds=60, mastery=mastery,
+        )
     except RateLimited as exc:
         message = (
             f"That is more than {ANSWERS_PER_MINUTE} answers in a minute. Wait {exc.retry_after} s and "
             "press Check answer again: your answers are still in the form, and nothing was graded."
         )
-        view = await build_view(*args, typed=typed, message=message)
+        view = await build_view(*args, typed=typed, message=message, status=status)
         assert view is not None
         view.feedback, view.node = None, None
         return await _render(
             request, db, tpl, learner, view, lessons, 429, {"Retry-After": str(exc.retry_after)}
         )
-    status = await attempts.status(db, learner, drill.name)
     if question != status.question:
         message = f"That question was replaced by question {status.question + 1}: here it is."
-        view = await build_view(*args, message=message)
+        view = await build_view(*args, message=message, status=status)
         assert view is not None  # 200, not 409: htmx swaps it in, and the learner sees the current question
         return await _render(request, db, tpl, learner, view, lessons)
-    q = drill.question(learner_seed(learner, drill.name, question))
-    try:
-        feedback = drill.grade(q, typed)
-    except AnswerErrors as exc:
-        view = await build_view(*args, typed=typed, errors=exc.errors)
+    if errors is not None:
+        view = await build_view(*args, typed=typed, errors=errors, status=status)
         assert view is not None
         return await _render(request, db, tpl, learner, view, lessons, 422)
-    first_try = not status.on_question
-    await attempts.record(
-        db,
-        learner,
-        drill.name,
-        lesson=found.slug,
-        step=step,
-        question=question,
-        seed=q.seed,
-        answers={p.id: typed.get(p.id, "") for p in q.parts},
-        parsed={r.id: r.value for r in feedback.parts},  # in each part's unit (GB for a size)
-        correct_parts={r.id: r.correct for r in feedback.parts},
-        score=feedback.score,
-        mistake=feedback.mistake,
-    )
-    mastery = drill.settings.model_validate(blk.params).mastery
-    newly = first_try and feedback.correct and not status.mastered and status.streak + 1 >= mastery
-    if newly:
-        await attempts.mark_mastered(db, learner, drill.name)
-        await progress.mark_done(db, learner, found.slug, step)
     if not is_htmx(request):
         return _back(found.slug, step, block)
-    view = await build_view(*args, just_mastered=newly)
+    view = await build_view(*args, just_mastered=newly, status=status)
     assert view is not None
     return await _render(request, db, tpl, learner, view, lessons)
+
+
+async def _held(
+    request: Request, db: Database, tpl: Templates, learner: str, lessons: list[Lesson], args: tuple[Any, ...],
+    typed: Mapping[str, str], before: attempts.Before,
+) -> Response:
+    """423 beside the drill: the learner's class is held at an earlier step; nothing is graded or stored."""
+    message = (f"Your class is held at step {before.held_at}: this drill opens when your instructor releases "
+               "the class. Nothing was graded or stored.")
+    view = await build_view(*args, typed=typed, message=message, status=before.status)
+    assert view is not None
+    view.feedback, view.node = None, None
+    return await _render(request, db, tpl, learner, view, lessons, 423)
 
 
 @router.get("/drills/{name}/hint", response_class=HTMLResponse)
@@ -345,6 +362,10 @@ async def next_question(
 ) -> Response:
     """Move on to a new question (pressing twice on the same question moves on once)."""
     drill, found, blk = _locate(lessons, name, lesson, step, block)
+    before = await attempts.before_answer(db, learner, drill.name, found.slug, step)
+    if before.held_at is not None:
+        return await _held(request, db, tpl, learner, lessons, (db, learner, found, step, block, blk, lessons), {},
+                           before)
     await attempts.next_question(db, learner, drill.name, question)
     if not is_htmx(request):
         return _back(found.slug, step, block)

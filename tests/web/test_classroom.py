@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import func, select
 
-from app.classroom.class_models import Member
+from app.classroom.class_models import Classroom, Member
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, utcnow
 from app.classroom.progress import touch_learner
@@ -27,10 +27,25 @@ def test_an_instructor_gets_a_code_for_the_room_and_private_links_shown_once(roo
     created = room.instructor.create("GPU basics")
     assert re.fullmatch(r"[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6}", created.code)
     assert set(created.links) == {"dashboard", "projector", "cockpit"}
-    assert "shown only now" in created.page and '<svg role="img"' in created.page
+    assert "shown only in this browser" in created.page and '<svg role="img"' in created.page
     dashboard = room.instructor.open_dashboard(created)
     assert created.key not in dashboard  # never shown again
     assert "GPU basics" in dashboard and created.code in dashboard
+
+
+async def count_classes(db: Database) -> int:
+    async with db.session() as session:
+        return int(await session.scalar(select(func.count()).select_from(Classroom)) or 0)
+
+
+def test_reloading_the_page_of_a_new_class_creates_no_second_class(room: Room) -> None:
+    created = room.instructor.create("Reload me")
+    again = room.instructor.client.get(f"/teach/{created.code}/created")  # what a browser's reload sends
+    assert again.status_code == 200 and f'data-code="{created.code}"' in again.text
+    assert created.key in again.text  # the key comes back from this browser's cookie, not from the server
+    assert run_in(room, count_classes) == 1
+    stranger = TestClient(room.instructor.client.app)
+    assert stranger.get(f"/teach/{created.code}/created").status_code == 403  # no cookie, no links
 
 
 def test_the_private_link_becomes_an_httponly_cookie_and_leaves_the_address_bar(room: Room) -> None:
@@ -261,6 +276,8 @@ def test_deleting_a_class_needs_its_code_typed_and_then_leaves_nothing_behind(ro
     r = room.instructor.post("delete", confirm=created.code.lower())
     assert r.status_code == 200 and "deleted" in r.text
     assert room.instructor.client.get(f"/teach/{created.code}").status_code == 404
+    poll = room.instructor.live()  # a dashboard still open in another tab: it reloads once and stops polling
+    assert poll.status_code == 404 and poll.headers["hx-refresh"] == "true"
     assert room.instructor.client.get(f"/teach/{created.code}/export/class.json").status_code == 404
     assert ada.client.get(f"/class/{created.code}", follow_redirects=False).headers["location"] == "/join"
     assert 'id="class-banner"' not in ada.open(f"/lessons/{LESSON}/1")
@@ -297,3 +314,29 @@ def test_every_class_page_is_free_of_inline_script_and_style(room: Room) -> None
 def test_an_app_without_classes_still_serves_steps_with_no_banner(tmp_path: Path) -> None:
     with TestClient(create_app(make_settings(tmp_path))) as c:
         assert 'id="class-banner"' not in c.get(f"/lessons/{LESSON}/1").text
+
+
+def test_a_held_class_refuses_answers_to_drills_past_the_hold_and_stores_nothing(tmp_path: Path) -> None:
+    from tests.web.drill_helpers import STEPS, DrillLearner, write_lesson
+
+    for room in room_for(make_settings(tmp_path, write_lesson(tmp_path))):
+        created = room.instructor.create(lesson="drills")
+        room.instructor.open_dashboard(created)
+        ada = room.learner()
+        ada.joins(created.code, "Ada")
+        room.instructor.pace("hold", 1)
+        token = csrf_of(ada.open("/lessons/drills/1"))
+        form = {"csrf_token": token, "lesson": "drills", "step": str(STEPS["will-it-fit"]), "block": "1",
+                "question": "0", "answer-fits": "yes"}
+        for path in ("/drills/will-it-fit/answer", "/drills/will-it-fit/next"):
+            r = ada.client.post(path, data=form, headers={"HX-Request": "true"})
+            assert r.status_code == 423 and "held at step 1" in r.text and "Nothing was graded" in r.text
+
+        async def stored(db: Database) -> int:
+            async with db.session() as s:
+                return int(await s.scalar(select(func.count()).select_from(DrillAttempt)) or 0)
+
+        assert run_in(room, stored) == 0
+        room.instructor.pace("free")
+        DrillLearner(ada.client).answer_right("will-it-fit")  # released: the same learner's answer counts
+        assert run_in(room, stored) == 1

@@ -56,7 +56,7 @@ def test_every_acknowledged_answer_survives_a_sigkill(tmp_path: Path) -> None:
     server = start_server(data)
     with httpx.Client(base_url=server.url) as teacher:
         made = teacher.post("/teach", data={"csrf_token": _csrf(teacher.get("/teach").text), "title": "Durable",
-                                            "lesson": "what-ai-workloads-need"})
+                                            "lesson": "what-ai-workloads-need"}, follow_redirects=True)
         code = re.search(r'data-code="(\w+)"', made.text).group(1)  # type: ignore[union-attr]
         key = re.search(r"key=([\w-]+)", made.text).group(1)  # type: ignore[union-attr]
     acked: list[str] = []

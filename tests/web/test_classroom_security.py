@@ -8,13 +8,13 @@ import re
 import pytest
 
 from app.classroom import classes
-from tests.web.classroom_helpers import LESSON, Room, Student, csrf_of, field_error, room_fixture
+from tests.web.classroom_helpers import LESSON, Instructor, Room, Student, csrf_of, field_error, room_fixture
 
 __all__ = ["room_fixture"]
 
 XSS = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
-INSTRUCTOR_GETS = ["", "/projector", "/cockpit", "/export/learners.csv", "/export/attempts.csv",
+INSTRUCTOR_GETS = ["", "/created", "/projector", "/cockpit", "/export/learners.csv", "/export/attempts.csv",
                    "/export/class.json", "/learners/1"]
 INSTRUCTOR_POSTS = [("pace", {"mode": "hold", "step": "1"}), ("idle", {"minutes": "3"}),
                     ("reveal", {"drill": "1:x", "shown": "1"}), ("close", {}), ("delete", {"confirm": "X"})]
@@ -36,7 +36,7 @@ def test_instructor_pages_and_controls_answer_403_without_the_class_key(room: Ro
 
 def test_one_class_key_does_not_open_another_class(room: Room) -> None:
     first = room.instructor.create("First")
-    second = room.instructor.create("Second")
+    second = Instructor(room.learner().client).create("Second")  # another instructor, in another browser
     r = room.instructor.client.get(f"/teach/{second.code}?key={first.key}", follow_redirects=False)
     assert r.status_code == 403
     room.instructor.open_dashboard(first)  # the cookie is scoped to /teach/FIRST
@@ -187,3 +187,20 @@ def test_a_long_name_or_code_is_refused_politely(room: Room) -> None:
     assert r.status_code == 422 and "40 characters" in field_error(r.text, "name")
     r = learner.join("x" * 200, "Ada")
     assert r.status_code == 422 and "Traceback" not in r.text
+
+
+def test_the_access_log_never_shows_an_instructors_key(room: Room) -> None:
+    import logging
+
+    created = room.instructor.create()
+    access = logging.getLogger("uvicorn.access")  # uvicorn's own record: client, method, path, version, status
+    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+                               ("127.0.0.1:5000", "GET", f"/teach/{created.code}?key={created.key}", "1.1", 303),
+                               None)
+    assert access.filter(record)
+    line = record.getMessage()
+    assert created.key not in line and f"/teach/{created.code}?key=…" in line
+    token = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, "%s", ("/teach?x=1&admin_token=s3cret",),
+                              None)
+    access.filter(token)
+    assert "s3cret" not in token.getMessage()
