@@ -20,7 +20,7 @@ from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, RateHit, utcnow
 from app.classroom.outline import Outline
-from app.classroom.progress import _insert, touch_learner
+from app.classroom.progress import _insert, record_visit_in, touch_learner
 from app.classroom.ratelimit import hit
 
 # 31 symbols: digits and capitals without the look-alikes 0/O, 1/I/L. 31**6 = 887,503,681 codes.
@@ -271,15 +271,20 @@ async def held_step(s: AsyncSession, learner_id: str, lesson: str, number: int) 
 
 
 async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> ClassBanner | None:
-    """A learner opened a step: count time on task for their class (while it is open) and say what it shows."""
+    """A learner opened a step: record the visit (unless their class holds them before it), count time on task
+    for their class while it is open, and say what the class banner shows. One transaction, one commit."""
     now = utcnow()
     async with db.session() as s:
         found = await _latest(s, learner_id, lesson)
         if found is None:
+            await record_visit_in(s, learner_id, lesson, number)
             return None
         klass, member = found
         banner = _banner(klass, member, number, now)
-        if not banner.open or banner.locked:
+        if banner.locked:
+            return banner
+        await record_visit_in(s, learner_id, lesson, number)
+        if not banner.open:
             return banner
         await _count_time(s, member, number, now)
         if klass.pace_mode == "bring" and klass.pace_move and number == klass.pace_step:

@@ -38,18 +38,23 @@ async def touch_learner(session: AsyncSession, learner_id: str) -> None:
 
 async def record_visit(db: Database, learner_id: str, lesson: str, step: int) -> None:
     """Note that the learner opened a step."""
-    now = utcnow()
     async with db.session() as s:
-        await touch_learner(s, learner_id)
-        stmt = _insert(s, StepProgress).values(
-            learner_id=learner_id, lesson=lesson, step=step, first_seen=now, last_seen=now, visits=1
+        await record_visit_in(s, learner_id, lesson, step)
+
+
+async def record_visit_in(s: AsyncSession, learner_id: str, lesson: str, step: int) -> None:
+    """record_visit inside a caller's transaction."""
+    now = utcnow()
+    await touch_learner(s, learner_id)
+    stmt = _insert(s, StepProgress).values(
+        learner_id=learner_id, lesson=lesson, step=step, first_seen=now, last_seen=now, visits=1
+    )
+    await s.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["learner_id", "lesson", "step"],
+            set_={"last_seen": now, "visits": StepProgress.visits + 1},
         )
-        await s.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["learner_id", "lesson", "step"],
-                set_={"last_seen": now, "visits": StepProgress.visits + 1},
-            )
-        )
+    )
 
 
 async def mark_done(db: Database, learner_id: str, lesson: str, step: int) -> None:

@@ -22,11 +22,10 @@ async def build_step_page(
     if step is None:
         detail = f"'{lesson.title}' has {len(lesson.steps)} steps; there is no step {number}."
         raise HTTPException(status_code=404, detail=detail)
-    klass = await classes.note_step(db, learner, lesson.slug, number)
+    klass = await classes.note_step(db, learner, lesson.slug, number)  # records the visit too
     if klass is not None and klass.locked:  # held back by the class: say so, record nothing
         return StepPage(lesson=lesson, step=step, widgets={}, panel=panel_view(None), done=set(),
                         minutes_left=round(lesson.minutes_after(number)), classroom=klass)
-    await progress.record_visit(db, learner, lesson.slug, number)
     target = query.get("w", "1")
     views = {}
     index = 0

@@ -1,0 +1,68 @@
+"""SQLite writers take turns inside a process: a transaction's first write waits for the process's turn, and
+the turn comes back when the transaction ends, committed or rolled back. Reads never wait for it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import func, select
+
+from app.classroom.db import Database
+from app.classroom.models import Learner, utcnow
+from app.classroom.progress import touch_learner
+
+GUARD = 10  # seconds: a hang guard only; nothing here measures time
+
+
+async def _learners(db: Database) -> int:
+    async with db.session() as s:
+        return int(await s.scalar(select(func.count()).select_from(Learner)) or 0)
+
+
+def test_a_second_writer_waits_for_the_first_to_commit_while_reads_go_on(url: str) -> None:
+    async def scenario() -> None:
+        db = Database(url)
+        wrote, release, order = asyncio.Event(), asyncio.Event(), []
+
+        async def first() -> None:
+            async with db.session() as s:
+                await touch_learner(s, "a" * 36)
+                wrote.set()
+                await release.wait()  # hold the write turn, transaction open
+            order.append("first committed")
+
+        async def second() -> None:
+            await wrote.wait()
+            async with db.session() as s:
+                await touch_learner(s, "b" * 36)
+                order.append("second wrote")
+
+        tasks = [asyncio.create_task(first()), asyncio.create_task(second())]
+        await asyncio.wait_for(wrote.wait(), GUARD)
+        assert await asyncio.wait_for(_learners(db), GUARD) == 0  # a read during the open write: not blocked
+        await asyncio.sleep(0.05)  # give the second writer every chance to cut in
+        assert order == [] and db._writer.locked()
+        release.set()
+        await asyncio.wait_for(asyncio.gather(*tasks), GUARD)
+        assert order == ["first committed", "second wrote"]
+        assert await _learners(db) == 2 and not db._writer.locked()
+        await db.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_failed_transaction_gives_the_write_turn_back(url: str) -> None:
+    async def scenario() -> None:
+        db = Database(url)
+        with pytest.raises(RuntimeError):
+            async with db.session() as s:
+                await touch_learner(s, "a" * 36)
+                raise RuntimeError("the route failed after writing")
+        assert not db._writer.locked()
+        async with db.session() as s:  # the next writer is not stuck behind the failed one
+            s.add(Learner(id="b" * 36, created_at=utcnow(), last_seen=utcnow()))
+        assert await asyncio.wait_for(_learners(db), GUARD) == 1  # the failed write was rolled back
+        await db.close()
+
+    asyncio.run(scenario())
