@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.util import await_only
 
+from app.classroom.sqlite_inloop import connector
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -40,16 +42,19 @@ class Database:
     sleeping 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms between tries: under a class's load, waits of
     hundreds of milliseconds. So in each process writers queue on an asyncio.Lock instead (taken at a
     transaction's first write, given back when its connection returns to the pool): only one connection
-    per process ever waits on SQLite's lock, and only for another process's writer."""
+    per process ever waits on SQLite's lock, and only for another process's writer. The statements run on
+    the event loop's thread (app/classroom/sqlite_inloop.py), not on aiosqlite's."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
-            path = url.split("///", 1)[-1]
+            path = url.split("///", 1)[1] if "///" in url else ""
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.engine: AsyncEngine = create_async_engine(url, connect_args={"timeout": 30})
+            self.engine: AsyncEngine = create_async_engine(
+                url, async_creator=connector(path or ":memory:", timeout=30)
+            )
             self._writer = asyncio.Lock()
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
             event.listen(self.engine.sync_engine, "before_cursor_execute", self._take_write_turn)

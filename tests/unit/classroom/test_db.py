@@ -30,13 +30,13 @@ def test_a_second_writer_waits_for_the_first_to_commit_while_reads_go_on(url: st
                 await touch_learner(s, "a" * 36)
                 wrote.set()
                 await release.wait()  # hold the write turn, transaction open
-            order.append("first committed")
 
         async def second() -> None:
             await wrote.wait()
             async with db.session() as s:
                 await touch_learner(s, "b" * 36)
-                order.append("second wrote")
+                seen = int(await s.scalar(select(func.count()).select_from(Learner)) or 0)
+                order.append(f"second wrote and saw {seen}")  # 2: the first had committed before
 
         tasks = [asyncio.create_task(first()), asyncio.create_task(second())]
         await asyncio.wait_for(wrote.wait(), GUARD)
@@ -45,7 +45,7 @@ def test_a_second_writer_waits_for_the_first_to_commit_while_reads_go_on(url: st
         assert order == [] and db._writer.locked()
         release.set()
         await asyncio.wait_for(asyncio.gather(*tasks), GUARD)
-        assert order == ["first committed", "second wrote"]
+        assert order == ["second wrote and saw 2"]
         assert await _learners(db) == 2 and not db._writer.locked()
         await db.close()
 
