@@ -30,12 +30,9 @@ class DrillState(Base):
 
 
 @dataclass(frozen=True)
-class Attempt:
-    """One graded submission, as stored."""
+class NewAttempt:
+    """A graded attempt to store (never one whose input could not be read)."""
 
-    id: int
-    learner_id: str
-    drill: str
     lesson: str
     step: int
     question: int
@@ -44,8 +41,17 @@ class Attempt:
     parsed: dict[str, float | str | None]
     correct_parts: dict[str, bool]
     score: float
-    correct: bool
     mistake: str | None
+
+
+@dataclass(frozen=True)
+class Attempt(NewAttempt):
+    """One graded submission, as stored."""
+
+    id: int
+    learner_id: str
+    drill: str
+    correct: bool
     created_at: datetime
 
 
@@ -153,21 +159,6 @@ async def before_answer(db: Database, learner_id: str, drill: str, lesson: str, 
     async with db.session() as s:
         held = await held_step(s, learner_id, lesson, step)
         return Before(status=await _status(s, learner_id, drill), held_at=held)
-
-
-@dataclass
-class NewAttempt:
-    """A graded attempt to store (never one whose input could not be read)."""
-
-    lesson: str
-    step: int
-    question: int
-    seed: int
-    answers: dict[str, str]
-    parsed: dict[str, float | str | None]
-    correct_parts: dict[str, bool]
-    score: float
-    mistake: str | None
 
 
 async def after_answer(
