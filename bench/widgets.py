@@ -149,7 +149,7 @@ TIME_XHR = """async (n) => {
 
 def commit_guess(page: Any, name: str) -> None:
     """Predict-first widgets open after a guess: commit one, as a learner would."""
-    guess = page.locator(f'[data-widget="{name}"] form.predict, form.predict').first
+    guess = page.locator(f'[data-widget="{name}"] form.predict').first
     if guess.count() == 0 or not guess.is_visible():
         return
     radio = guess.locator("input[type=radio]")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlencode
 
@@ -63,7 +64,7 @@ class PanelView(BaseModel):
     legend: list[tuple[str, str]]
     bar_width: int = BAR_WIDTH
 
-    @property
+    @cached_property
     def key(self) -> str:
         """A digest of what the panel shows: a widget update re-sends the panel only when this changes."""
         return hashlib.blake2s(self.model_dump_json().encode(), digest_size=8).hexdigest()
