@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 from collections.abc import AsyncIterator
@@ -21,7 +22,24 @@ from app.widgets.base import validate_block
 from app.widgets.registry import get_widget
 
 log = logging.getLogger("gpu_classroom")
+_heap_frozen = False
 
+
+def freeze_startup_heap() -> bool:
+    """Move what startup built (modules, lessons, templates, the engine's tables) out of the collector's sight.
+
+    A full collection walks every tracked object: ~150,000 after startup, about 90 ms during which the event
+    loop answers nobody (measured: bench/widgets.py showed an 86 ms sample; under a class burst it lands on
+    whoever is waiting). Frozen objects are never walked again, so later full collections see only what
+    requests made. Once per process: the first app in a test run freezes, later ones are not frozen again.
+    """
+    global _heap_frozen
+    if _heap_frozen:
+        return False
+    gc.collect()
+    gc.freeze()
+    _heap_frozen = True
+    return True
 
 
 def router_modules() -> list[object]:
@@ -59,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.signer = Signer(settings.resolved_secret_key())
         app.state.lessons, _ = load_lessons(settings.lessons_dir, validate_lesson_block)
+        freeze_startup_heap()
         yield
         await db.close()
 
