@@ -7,6 +7,7 @@ checks that the database holds exactly the answers the server acknowledged, and 
 
 Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--workers 2]
      [--url http://host:port]            use a running server instead of starting one
+     [--timeline 5]                      also print the learners' p50/p99 per 5-second window
      [--database-url postgresql+asyncpg://postgres@127.0.0.1/test --fresh-database]   PostgreSQL
 The server started here keeps idle connections 30 s (--timeout-keep-alive), as a load balancer would.
 An asyncio + httpx load generator; randomness is seeded (--seed).
@@ -127,6 +128,8 @@ class Stats:
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     samples: list[str] = field(default_factory=list)
     acknowledged: int = 0
+    began: float = field(default_factory=time.perf_counter)
+    timeline: list[tuple[float, str, float]] = field(default_factory=list)  # (started at s, route, seconds)
 
     async def call(self, client: httpx.AsyncClient, route: str, method: str, url: str, ok: tuple[int, ...],
                    **kw: Any) -> httpx.Response | None:
@@ -134,13 +137,18 @@ class Stats:
         try:
             r = await client.request(method, url, **kw)
         except httpx.HTTPError as exc:
-            self.times[route].append(time.perf_counter() - start)
+            self._time(route, start)
             self._error(route, f"{type(exc).__name__} on {url}")
             return None
-        self.times[route].append(time.perf_counter() - start)
+        self._time(route, start)
         if r.status_code not in ok:
             self._error(route, f"{r.status_code} on {method} {url}: {r.text[:200]!r}")
         return r
+
+    def _time(self, route: str, start: float) -> None:
+        took = time.perf_counter() - start
+        self.times[route].append(took)
+        self.timeline.append((start - self.began, route, took))
 
     def _error(self, route: str, text: str) -> None:
         self.errors[route] += 1
@@ -257,6 +265,8 @@ class Learner:
         await pause(self.stop, self.rng.uniform(low, high))
 
     async def move_widget(self, c: httpx.AsyncClient, form: Form) -> None:
+        if self.stop.is_set():  # the run ended while this learner thought: no last click from all at once
+            return
         params = dict(form.fields)
         if form.choices:
             name = self.rng.choice(sorted(form.choices))
@@ -266,6 +276,8 @@ class Learner:
                               headers={"HX-Request": "true"})  # 286: a live widget says "stop polling"
 
     async def answer(self, c: httpx.AsyncClient, form: Form) -> None:
+        if self.stop.is_set():
+            return
         data = dict(form.fields)
         for name in [n for n in data if n.startswith("answer-")]:
             if name in form.choices:
@@ -386,6 +398,20 @@ async def load(base: str, learners: int, seconds: float, seed: int) -> tuple[Sta
     return stats, stored
 
 
+def print_timeline(stats: Stats, every: float) -> None:
+    """The learners' requests in windows of `every` seconds: where in the run the slow ones were."""
+    print(f"{'window s':>10} {'learner requests':>17} {'answers':>8} {'p50 ms':>8} {'p99 ms':>8}")
+    windows: dict[int, list[tuple[str, float]]] = defaultdict(list)
+    for at, route, took in stats.timeline:
+        if route not in INSTRUCTOR_ROUTES:
+            windows[int(at // every)].append((route, took))
+    for w in sorted(windows):
+        took = [t for _, t in windows[w]]
+        answers = sum(1 for r, _ in windows[w] if r.endswith("/answer"))
+        print(f"{w * every:4.0f}-{(w + 1) * every:<5.0f} {len(took):17d} {answers:8d} {pct(took, .5):8.1f} "
+              f"{pct(took, .99):8.1f}")
+
+
 def report(stats: Stats, stored: int, learners: int) -> str:
     print(f"{'route':34} {'requests':>9} {'errors':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
     for route in sorted(stats.times):
@@ -414,10 +440,14 @@ def main() -> int:
     parser.add_argument("--fresh-database", action="store_true", help="create and drop a database beside it")
     parser.add_argument("--seed", type=int, default=6)
     parser.add_argument("--app", default="app.main:app", help="the ASGI app the server started here runs")
+    parser.add_argument("--timeline", type=float, default=0, metavar="SECONDS",
+                        help="also print the learners' latency in windows of this many seconds")
     args = parser.parse_args()
 
     def go(base: str) -> str:
         stats, stored = asyncio.run(load(base, args.learners, args.seconds, args.seed))
+        if args.timeline:
+            print_timeline(stats, args.timeline)
         return report(stats, stored, args.learners)
 
     if args.url:
