@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     port = args.port or settings.port
     print(f"GPU Classroom on http://{host}:{port}/  (Ctrl-C stops)", flush=True)
     uvicorn.run("app.main:app", host=host, port=port, workers=args.workers, log_level="info",
-                proxy_headers=True, forwarded_allow_ips="127.0.0.1")
+                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)
     return 0
 
 
@@ -95,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--forwarded-allow-ips", default=os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+                       help="proxies whose X-Forwarded-For/-Proto are believed: the learners' own addresses feed "
+                       "the rate limits and HTTPS makes cookies Secure (default 127.0.0.1, or $FORWARDED_ALLOW_IPS)")
     serve.set_defaults(func=cmd_serve)
     check = sub.add_parser("check", help="validate lessons (and self-check drills)")
     check.add_argument("path", nargs="?")

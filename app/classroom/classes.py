@@ -31,9 +31,11 @@ TITLE_MAX = 120
 IDLE_CAP = timedelta(minutes=20)  # time on a step stops counting after this long without a page view
 PACE_MODES = ("free", "bring", "hold")
 
-# Rate limits, per client address, shared by every process through the database (see docs/classroom.md).
-JOIN_LIMIT = (600, 600)  # join attempts of any kind: 600 per 10 minutes (a room of 300 behind one NAT)
-WRONG_CODE_LIMIT = (30, 600)  # codes that match no open class: 30 per 10 minutes
+# Rate limits, shared by every process through the database (see docs/classroom.md). A room of 300 often
+# shares one address (venue Wi-Fi, a NAT), so one browser's typos must not lock the others out.
+JOIN_LIMIT = (600, 600)  # join attempts of any kind per address: 600 per 10 minutes
+WRONG_CODE_LIMIT = (10, 600)  # codes that match no open class, per browser: 10 per 10 minutes
+WRONG_CODE_ADDRESS_LIMIT = (100, 600)  # and per address, whatever the browser: 100 per 10 minutes
 CREATE_LIMIT = (30, 600)  # class creations (and admin-token guesses): 30 per 10 minutes
 
 
@@ -108,13 +110,17 @@ def client_key(host: str | None) -> str:
     return host or "unknown"
 
 
-async def _over(db: Database, key: str, limit: int, window_seconds: int) -> int | None:
-    """Seconds to wait when key is already past its limit in this window, else None (reads only)."""
+async def _over(db: Database, limits: dict[str, tuple[int, int]]) -> int | None:
+    """Seconds to wait when any key is already past its limit (count, window seconds) in its window, else None.
+    One read for all the keys."""
     now = time.time()
+    windows = {key: int(now // seconds) for key, (_, seconds) in limits.items()}
     async with db.session() as s:
-        hits = (await s.execute(select(RateHit.hits).where(
-            RateHit.key == key, RateHit.window == int(now // window_seconds)))).scalar_one_or_none()
-    return int(window_seconds - now % window_seconds) + 1 if hits is not None and hits >= limit else None
+        rows = (await s.execute(select(RateHit.key, RateHit.window, RateHit.hits).where(
+            RateHit.key.in_(list(limits)), RateHit.window.in_(set(windows.values()))))).all()
+    waits = [int(limits[key][1] - now % limits[key][1]) + 1
+             for key, window, hits in rows if window == windows[key] and hits >= limits[key][0]]
+    return max(waits) if waits else None
 
 
 async def _count(db: Database, key: str, limit: tuple[int, int]) -> None:
@@ -179,16 +185,18 @@ async def membership(db: Database, klass: Classroom, learner_id: str) -> Member 
         return found
 
 
-async def find_open_class(db: Database, code_text: str, client: str) -> Classroom:
-    """The open class with this code; a wrong code counts against the client's limit."""
-    wait = await _over(db, f"join-wrong:{client}", *WRONG_CODE_LIMIT)
+async def find_open_class(db: Database, code_text: str, client: str, learner_id: str) -> Classroom:
+    """The open class with this code; a wrong code counts against the browser's limit and its address's."""
+    limits = {f"join-wrong:{client}:{learner_id}": WRONG_CODE_LIMIT, f"join-wrong:{client}": WRONG_CODE_ADDRESS_LIMIT}
+    wait = await _over(db, limits)
     if wait is not None:
         raise TooManyAttempts(wait)
     if not code_text.strip():
         raise ClassError("code", "Enter the class code shown on the projector.")
     klass = await get_class(db, code_text)
     if klass is None or not is_open(klass):
-        await _count(db, f"join-wrong:{client}", WRONG_CODE_LIMIT)
+        for key, limit in limits.items():
+            await _count(db, key, limit)
         if normalise_code(code_text) is None:
             raise ClassError("code", "A class code is six letters and digits, such as K7M3QX.")
         if klass is not None:
@@ -200,7 +208,7 @@ async def find_open_class(db: Database, code_text: str, client: str) -> Classroo
 async def join(db: Database, code_text: str, name_text: str, learner_id: str, client: str) -> tuple[Classroom, Member]:
     """Attach the learner to the class under a unique name; a learner already in it simply resumes."""
     await _count(db, f"join:{client}", JOIN_LIMIT)
-    klass = await find_open_class(db, code_text, client)
+    klass = await find_open_class(db, code_text, client, learner_id)
     existing = await membership(db, klass, learner_id)
     if existing is not None:
         return klass, existing

@@ -103,17 +103,43 @@ def mid_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("app.classroom.classes.time", clock)
 
 
+def wrong_code(n: int) -> str:
+    return f"{n:06d}".translate(str.maketrans("0123456789", "23456789AB"))
+
+
 @pytest.mark.usefixtures("mid_window")
 def test_a_burst_of_wrong_codes_gets_429_and_then_even_the_right_code_waits(room: Room) -> None:
     created = room.instructor.create()
     guesser = room.learner()
     limit = classes.WRONG_CODE_LIMIT[0]
-    statuses = [guesser.join(f"{n:06d}".translate(str.maketrans("0123456789", "23456789AB")), "G").status_code
-                for n in range(limit + 1)]
+    statuses = [guesser.join(wrong_code(n), "G").status_code for n in range(limit + 1)]
     assert statuses[:limit] == [404] * limit and statuses[limit] == 429
     r = guesser.join(created.code, "G")
     assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
     assert "Too many attempts" in field_error(r.text, "code")
+
+
+@pytest.mark.usefixtures("mid_window")
+def test_one_browser_guessing_codes_does_not_lock_out_a_room_on_the_same_address(room: Room) -> None:
+    """Every client of the test app comes from one address, as a room on venue Wi-Fi does."""
+    created = room.instructor.create()
+    prankster = room.learner()
+    for n in range(classes.WRONG_CODE_LIMIT[0] + 5):
+        prankster.join(wrong_code(n), "P")
+    assert prankster.join(created.code, "P").status_code == 429
+    typists = [room.learner() for _ in range(6)]
+    for n, typist in enumerate(typists):  # each mistypes once, then gets it right
+        assert typist.join(wrong_code(100 + n), f"T{n}").status_code == 404
+        assert typist.join(created.code, f"T{n}").status_code == 303
+
+
+@pytest.mark.usefixtures("mid_window")
+def test_an_address_that_rotates_browsers_is_still_stopped(room: Room, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(classes, "WRONG_CODE_ADDRESS_LIMIT", (12, classes.WRONG_CODE_ADDRESS_LIMIT[1]))
+    created = room.instructor.create()
+    statuses = [room.learner().join(wrong_code(n), "G").status_code for n in range(13)]  # a new cookie per guess
+    assert statuses[:12] == [404] * 12 and statuses[12] == 429
+    assert room.learner().join(created.code, "G").status_code == 429
 
 
 @pytest.mark.usefixtures("mid_window")
