@@ -12,9 +12,9 @@ PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "dev"}
 
 
 class Settings(BaseSettings):
-    """Read from the environment with the prefix GPU_CLASSROOM_ (DATABASE_URL under its usual name)."""
+    """Read from the environment with the prefix GPU_CLASSROOM_ (DATABASE_URL and ADMIN_TOKEN also bare)."""
 
-    model_config = SettingsConfigDict(env_prefix="GPU_CLASSROOM_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="GPU_CLASSROOM_", extra="ignore", populate_by_name=True)
 
     host: str = Field(default="127.0.0.1", description="Address `gpu-classroom serve` listens on.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `gpu-classroom serve` listens on.")
@@ -31,8 +31,16 @@ class Settings(BaseSettings):
     )
     lessons_dir: Path = Field(default=Path("lessons"), description="Folder holding one folder per lesson.")
     environment: str = Field(default="development", description="`production` refuses a placeholder secret key.")
-    secure_cookies: bool = Field(default=False, description="Mark cookies Secure (set behind HTTPS).")
-    admin_token: str = Field(default="", description="When set, creating a class needs this token.")
+    secure_cookies: bool = Field(
+        default=False,
+        description="Mark cookies Secure even on plain HTTP (a TLS proxy that sends no X-Forwarded-Proto); over "
+        "HTTPS they always are.",
+    )
+    admin_token: str = Field(
+        default="",
+        validation_alias=AliasChoices("ADMIN_TOKEN", "GPU_CLASSROOM_ADMIN_TOKEN"),
+        description="When set, creating a class needs this token.",
+    )
     migrate_on_start: bool = Field(default=True, description="Run Alembic migrations when the app starts.")
 
     @model_validator(mode="after")

@@ -14,7 +14,7 @@ from app.classroom.class_models import Classroom
 from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
-from app.web.security import require_csrf
+from app.web.security import is_https, require_csrf
 
 router = APIRouter()
 KEY_COOKIE = "gc_class_key"
@@ -66,13 +66,13 @@ def adopt_key(request: Request, klass: Classroom, settings: Any) -> Response | N
         return None
     rest = {k: v for k, v in request.query_params.items() if k != "key"}
     response = RedirectResponse(request.url.path + ("?" + urlencode(rest) if rest else ""), status_code=303)
-    return keep_key(response, klass, key, settings)
+    return keep_key(request, response, klass, key, settings)
 
 
-def keep_key(response: Response, klass: Classroom, key: str, settings: Any) -> Response:
+def keep_key(request: Request, response: Response, klass: Classroom, key: str, settings: Any) -> Response:
     """The instructor's key in an HttpOnly cookie that only this class's /teach pages receive."""
     response.set_cookie(KEY_COOKIE, key, path=f"/teach/{klass.code}", max_age=30 * 24 * 3600, httponly=True,
-                        samesite="lax", secure=settings.secure_cookies)
+                        samesite="lax", secure=settings.secure_cookies or is_https(request.scope))
     return response
 
 
@@ -115,7 +115,8 @@ async def teach_create(
         html = tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS,
                         values=values, errors={exc.field: exc.message}, admin=bool(settings.admin_token))
         return HTMLResponse(html, status_code=exc.status)
-    return keep_key(RedirectResponse(f"/teach/{klass.code}/created", status_code=303), klass, key, settings)
+    return keep_key(request, RedirectResponse(f"/teach/{klass.code}/created", status_code=303), klass, key,
+                    settings)
 
 
 @router.get("/teach/{code}/created", response_class=HTMLResponse)

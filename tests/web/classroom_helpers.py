@@ -114,9 +114,10 @@ class Room:
     app: FastAPI
     instructor: Instructor
     clients: list[TestClient]
+    base_url: str = "http://testserver"
 
     def learner(self) -> Student:
-        c = TestClient(self.app)
+        c = TestClient(self.app, base_url=self.base_url)
         self.clients.append(c)
         return Student(c)
 
@@ -124,7 +125,7 @@ class Room:
 def room_for(settings: Settings, base_url: str = "http://testserver") -> Iterator[Room]:
     app = create_app(settings)
     with TestClient(app, base_url=base_url) as first:
-        room = Room(app=app, instructor=Instructor(first), clients=[first])
+        room = Room(app=app, instructor=Instructor(first), clients=[first], base_url=base_url)
         yield room
         for c in room.clients[1:]:
             c.close()

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -57,11 +58,21 @@ def test_the_private_link_becomes_an_httponly_cookie_and_leaves_the_address_bar(
     assert "Secure" not in cookie  # plain HTTP on a laptop; see the secure_cookies test for HTTPS
 
 
-def test_behind_https_the_class_cookie_is_secure(tmp_path: Path) -> None:
-    for r in room_for(make_settings(tmp_path, secure_cookies=True), base_url="https://testserver"):
+def test_over_https_the_learner_and_class_cookies_are_secure(tmp_path: Path) -> None:
+    """HTTPS (directly, or X-Forwarded-Proto from a trusted proxy, which uvicorn applies) makes every cookie
+    Secure without any setting."""
+    for r in room_for(make_settings(tmp_path), base_url="https://testserver"):
+        fresh = r.learner()
+        assert "Secure" in fresh.client.get("/join").headers["set-cookie"]
         created = r.instructor.create()
         resp = r.instructor.client.get(f"/teach/{created.code}?key={created.key}", follow_redirects=False)
         assert "Secure" in resp.headers["set-cookie"]
+
+
+def test_the_secure_setting_marks_cookies_secure_even_when_the_proxy_says_http(tmp_path: Path) -> None:
+    """For a TLS terminator that sends no X-Forwarded-Proto: GPU_CLASSROOM_SECURE_COOKIES."""
+    for r in room_for(make_settings(tmp_path, secure_cookies=True)):
+        assert "Secure" in r.learner().client.get("/join").headers["set-cookie"]
 
 
 def test_a_title_left_blank_is_refused_beside_the_field(room: Room) -> None:
@@ -192,6 +203,34 @@ def test_a_closed_class_keeps_learners_reading_but_records_and_accepts_nothing(r
     live = room.instructor.live().text
     assert 'data-step="0"' in live  # the visit after closing was not recorded
     assert "hx-trigger" not in live  # a closed class stops polling
+
+
+def test_a_class_past_its_end_time_ends_as_a_closed_one_does(room: Room) -> None:
+    created = room.instructor.create(ends="2")
+    dashboard = room.instructor.open_dashboard(created)
+    assert re.search(r"ends in 1[12]\d min", dashboard)  # two hours from now, less the test's own seconds
+    ada = room.learner()
+    ada.joins(created.code, "Ada")
+
+    async def two_hours_pass() -> None:  # the clock reaches the end time: set it a minute ago
+        from sqlalchemy import update
+
+        from app.classroom.class_models import Classroom
+        from app.classroom.models import utcnow
+
+        async with room.app.state.db.session() as s:
+            await s.execute(update(Classroom).where(Classroom.code == created.code)
+                            .values(ends_at=utcnow() - timedelta(minutes=1)))
+
+    room.instructor.client.portal.call(two_hours_pass)  # type: ignore[union-attr]
+    page = ada.open(f"/lessons/{LESSON}/2")
+    assert "This class has ended" in page and 'hx-get="/class-banner' not in page
+    r = room.learner().join(created.code, "Late")
+    assert r.status_code == 410 and "ended" in field_error(r.text, "code")
+    assert room.instructor.pace("hold", 1).status_code == 409
+    live = room.instructor.live().text
+    assert 'data-step="0"' in live  # the visit after the end was not recorded
+    assert "hx-trigger" not in live  # an ended class stops polling
 
 
 def test_the_projector_shows_code_qr_and_progress_but_no_names(room: Room) -> None:
