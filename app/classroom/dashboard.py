@@ -243,13 +243,17 @@ def _drill_stats(outline: Outline, facts: _Facts, revealed: list[str]) -> list[D
     return sorted(stats.values(), key=lambda d: (d.step, d.drill))
 
 
-def _wrong_streaks(facts: _Facts) -> dict[str, dict[str, int]]:
-    """Per learner and drill: wrong attempts since the last right one."""
-    streak: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+def _struggles(facts: _Facts) -> dict[str, dict[str, int]]:
+    """Per learner and drill: wrong attempts in all, where the latest attempt is wrong (a right one clears the
+    flag, the next wrong one brings it back with the whole count: wrong, wrong, right, wrong, wrong is 4)."""
+    wrong: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    last_wrong: dict[tuple[str, str], bool] = {}
     for learner_id, step, drill, correct in facts.attempts:
         key = f"{step}:{drill}"
-        streak[learner_id][key] = 0 if correct else streak[learner_id][key] + 1
-    return streak
+        wrong[learner_id][key] += 0 if correct else 1
+        last_wrong[learner_id, key] = not correct
+    return {learner: {key: n for key, n in drills.items() if last_wrong[learner, key]}
+            for learner, drills in wrong.items()}
 
 
 async def build_dashboard(db: Database, klass: Classroom, now: datetime | None = None) -> Dashboard:
@@ -268,7 +272,7 @@ async def build_dashboard(db: Database, klass: Classroom, now: datetime | None =
                     if col.number in facts.done.get(m.learner_id, set())]
         col.p75_seconds = percentile(finished, 0.75) if len(finished) >= P75_MIN_SAMPLES else None
         p75[col.number] = col.p75_seconds
-    streaks = _wrong_streaks(facts)
+    struggles = _struggles(facts)
     answered = {k: aware(v) for k, v in facts.last_answer.items()}
     tally: dict[str, tuple[int, int]] = defaultdict(lambda: (0, 0))
     for learner_id, _step, _drill, correct in facts.attempts:
@@ -291,7 +295,7 @@ async def build_dashboard(db: Database, klass: Classroom, now: datetime | None =
                          idle_text="just now" if idle < 10 else f"{_minutes(idle)} ago")
         row.attempts, row.correct = tally[m.learner_id]
         if info.open and not row.finished:
-            row.reasons = _reasons(row, p75, streaks.get(m.learner_id, {}), klass.idle_minutes)
+            row.reasons = _reasons(row, p75, struggles.get(m.learner_id, {}), klass.idle_minutes)
         rows.append(row)
     for row in rows:
         if row.step and 1 <= row.step <= total:
@@ -313,7 +317,7 @@ async def build_dashboard(db: Database, klass: Classroom, now: datetime | None =
                      generated_at=now)
 
 
-def _reasons(row: LearnerRow, p75: dict[int, float | None], streaks: dict[str, int], idle_minutes: int) -> list[str]:
+def _reasons(row: LearnerRow, p75: dict[int, float | None], struggles: dict[str, int], idle_minutes: int) -> list[str]:
     """Why a learner may be stuck, in words an instructor can act on."""
     reasons = []
     limit = p75.get(row.step or 0)
@@ -322,9 +326,9 @@ def _reasons(row: LearnerRow, p75: dict[int, float | None], streaks: dict[str, i
         if row.on_step_seconds > threshold:
             reasons.append(f"long on step {row.step}: {_minutes(row.on_step_seconds)} "
                            f"(class 75th percentile {_minutes(limit)})")
-    for key, wrong in sorted(streaks.items()):
+    for key, wrong in sorted(struggles.items()):
         if wrong >= STUCK_WRONG:
-            reasons.append(f"{wrong} wrong answers in a row on the drill of step {key.split(':')[0]}")
+            reasons.append(f"{wrong} wrong answers on the drill of step {key.split(':')[0]}, the latest too")
     if row.idle_seconds >= idle_minutes * 60:
         reasons.append(f"no activity for {_minutes(row.idle_seconds)}")
     return reasons

@@ -60,23 +60,22 @@ def test_drill_stats_give_share_right_and_the_commonest_wrong_answers_as_typed(u
     assert {w.text for w in d.wrong} == {"8", "2", "eight"} and d.other_wrong == 0
 
 
-def test_three_wrong_answers_in_a_row_flag_a_learner_until_a_right_one(url: str) -> None:
+def test_three_wrong_answers_on_a_drill_flag_a_learner_while_the_latest_is_wrong(url: str) -> None:
     async def scenario(db: Database) -> list[list[str]]:
         klass, _ = await new_class(db)
         ada = await join(db, klass, "Ada")
         await open_step(db, ada, 3)
         seen = []
-        for typed in ("1", "2", "3"):
-            await answer(db, ada.learner_id, typed, False)
+        for typed, right in (("1", False), ("2", False), ("16", True), ("3", False), ("4", False), ("16", True)):
+            await answer(db, ada.learner_id, typed, right)
             seen.append((await dashboard.build_dashboard(db, klass)).rows[0].reasons)
-        await answer(db, ada.learner_id, "16", True)
-        seen.append((await dashboard.build_dashboard(db, klass)).rows[0].reasons)
         return seen
 
-    after_one, after_two, after_three, after_right = run(url, scenario)
-    assert after_one == [] and after_two == []
-    assert after_three == ["3 wrong answers in a row on the drill of step 3"]
-    assert after_right == []
+    one, two, right, three, four, right_again = run(url, scenario)
+    assert one == two == right == []  # two wrong, then right: not stuck
+    assert three == ["3 wrong answers on the drill of step 3, the latest too"]  # wrong, wrong, right, wrong
+    assert four == ["4 wrong answers on the drill of step 3, the latest too"]
+    assert right_again == []
 
 
 def test_time_well_above_the_class_75th_percentile_flags_a_learner(url: str) -> None:
