@@ -66,3 +66,21 @@ def test_a_failed_transaction_gives_the_write_turn_back(url: str) -> None:
         await db.close()
 
     asyncio.run(scenario())
+
+
+def test_sqlite_keeps_a_write_ahead_log_and_syncs_every_commit(url: str) -> None:
+    """WAL lets the dashboard read while learners write; synchronous=FULL makes an acknowledged answer durable
+    (the SIGKILL test checks the outcome; this pins the settings behind it)."""
+    from sqlalchemy import text
+
+    async def scenario() -> tuple[str, int]:
+        db = Database(url)
+        try:
+            async with db.session() as s:
+                mode = str(await s.scalar(text("PRAGMA journal_mode")))
+                sync = int(await s.scalar(text("PRAGMA synchronous")) or 0)
+            return mode, sync
+        finally:
+            await db.close()
+
+    assert asyncio.run(scenario()) == ("wal", 2)  # 2 is FULL
