@@ -6,7 +6,7 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test install install-test frontend chromium check lint bench clean
+.PHONY: run test install install-test frontend chromium check lint bench bench-streamlit clean
 
 run: install frontend                  ## set up, migrate the SQLite database and serve on http://127.0.0.1:8000
 	$(BIN)/gpu-classroom migrate
@@ -56,8 +56,18 @@ lint: install-test                     ## ruff, mypy strict and the layer contra
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: install-test frontend           ## print the benchmark figures (engine, widgets, classroom)
+bench: install-test frontend           ## print the benchmark figures (engine, widgets, classroom, then Streamlit)
 	for b in bench/*.py; do $(BIN)/python $$b; done
+	$(MAKE) bench-streamlit
+
+bench-streamlit: .venv-streamlit/.stamp frontend  ## the weight-storage widget against the same widget in Streamlit
+	.venv-streamlit/bin/python bench/streamlit/compare.py
+
+.venv-streamlit/.stamp: pyproject.toml  # its own virtualenv: Streamlit is no dependency of the app or its tests
+	test -x .venv-streamlit/bin/python || $(PY) -m venv .venv-streamlit
+	.venv-streamlit/bin/pip install -q --upgrade pip
+	.venv-streamlit/bin/pip install -q -e . streamlit playwright
+	touch $@
 
 clean:                                 ## remove everything installed or generated
 	rm -rf $(VENV) node_modules static/vendor data test-artifacts
