@@ -42,16 +42,52 @@
     });
   });
 
-  // Shareable state: a widget's answer names the address that reproduces it (X-Share-Url). The address bar
-  // follows a moment after the last answer: history.replaceState costs the browser several milliseconds,
-  // too much to pay inside every update of a dragged slider (htmx's HX-Replace-Url does it inside the swap).
+  // Shareable state: a widget's answer names the address of its own inputs (X-Share-Url), those that differ from
+  // the lesson's, under keys named after the widget: "/lessons/x/1?w2.gpus=4#w2" (the fragment names the widget).
+  // Merged into the address, it replaces that widget's keys and keeps the other widgets' keys, so a copied link
+  // reproduces the whole step; an old link's plain keys for that widget ("?w=2&gpus=4") give way to the new ones.
+  // The address bar follows a moment after the last answer: history.replaceState costs the browser several
+  // milliseconds, too much to pay inside every update of a dragged slider (htmx's HX-Replace-Url does it inside
+  // the swap). A fix link (hx-push-url) is merged the same way before htmx pushes it.
+  const mergeShare = (address, url, wid) => {
+    const here = new URL(address, location.href);
+    const next = new URL(url, location.href);
+    if (next.pathname !== here.pathname || !/^w[0-9]+$/.test(wid)) return next.pathname + next.search;
+    const own = (key) => key.startsWith(wid + ".");
+    const form = document.querySelector(`#${wid} form[data-widget-form]`);
+    const plain = (here.searchParams.get("w") || "1") === wid.slice(1) && form
+      ? new Set(Array.from(form.elements, (el) => el.name).filter((name) => name && !name.includes(".")))
+      : new Set();
+    const params = new URLSearchParams();
+    here.searchParams.forEach((value, key) => { if (!own(key) && !plain.has(key)) params.append(key, value); });
+    next.searchParams.forEach((value, key) => { if (own(key)) params.append(key, value); });
+    const query = params.toString();
+    return here.pathname + (query ? "?" + query : "") + here.hash;
+  };
+  const shared = new Map();  // the answers not yet in the address bar, the latest per widget
   let shareTimer = 0;
+  const current = () => location.pathname + location.search + location.hash;
+  const flushShared = () => {
+    clearTimeout(shareTimer);
+    let address = current();
+    shared.forEach((url, wid) => { address = mergeShare(address, url, wid); });
+    shared.clear();
+    if (address !== current()) history.replaceState(history.state, "", address);
+    return address;
+  };
   document.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
     const url = xhr && xhr.status ? xhr.getResponseHeader("X-Share-Url") : null;
     if (!url) return;
+    shared.set(new URL(url, location.href).hash.slice(1), url);
     clearTimeout(shareTimer);
-    shareTimer = setTimeout(() => history.replaceState(history.state, "", url), 250);
+    shareTimer = setTimeout(flushShared, 250);
+  });
+  document.addEventListener("htmx:beforeHistoryUpdate", (event) => {
+    const { history: update, target } = event.detail;
+    if (!update || !target || !/^w[0-9]+$/.test(target.id)) return;
+    shared.delete(target.id);  // the fix is newer than that widget's pending answer
+    update.path = mergeShare(flushShared(), update.path, target.id);
   });
 
   // hx-swap="replace": outerHTML done natively for widget results. htmx's own outerHTML walks every element

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
@@ -17,6 +18,12 @@ from app.lessons.model import Lesson, Step
 from app.widgets.base import ParamErrors, Widget, parse_params
 
 BAR_WIDTH = 200  # SVG units for 100 % of one GPU's memory
+
+# A step's address keeps each widget's inputs under keys named after the widget: `w2.gpus=4` is input `gpus` of
+# the step's second widget. Only inputs that differ from the lesson's own values are written.
+LINK_KEY = re.compile(r"^w([1-9][0-9]?)\.([a-z][a-z0-9_]{0,39})$")
+LINK_KEYS_MAX = 60  # keys a guess form may carry through to the revealed widget
+LINK_VALUE_MAX = 200
 
 COMPONENT_LABELS = {
     "weights": "Weights",
@@ -63,6 +70,11 @@ class PanelView(BaseModel):
     announcement: str
     legend: list[tuple[str, str]]
     bar_width: int = BAR_WIDTH
+
+    @property
+    def busy_gpus(self) -> int:
+        """GPUs holding work: the folded panel's short summary on a phone says "3 of 8 GPUs"."""
+        return sum(1 for g in self.gpus if g.used)
 
     @cached_property
     def key(self) -> str:
@@ -126,6 +138,12 @@ class WidgetView(BaseModel):
     result: Any = None
     node: NodeLoad | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+    defaults: dict[str, str] = Field(
+        default_factory=dict, description="The lesson's own values as text: a link names only what differs"
+    )
+    carry: dict[str, str] = Field(
+        default_factory=dict, description="The step's other widgets' changed inputs, as link keys (w2.gpus)"
+    )
 
     def value(self, name: str) -> str:
         return self.values.get(name, "")
@@ -136,10 +154,58 @@ class WidgetView(BaseModel):
     def field_names(self) -> list[str]:
         return list(self.values)
 
+    def changed(self) -> dict[str, str]:
+        """The inputs that differ from the lesson's own values."""
+        return {k: v for k, v in self.values.items() if self.defaults.get(k) != v}
+
+    def link_keys(self) -> dict[str, str]:
+        """Every changed input of the step, this widget's and the others', as link keys in widget order."""
+        own = {f"{self.wid}.{k}": v for k, v in self.changed().items()}
+        return _in_order({**self.carry, **own})
+
+    def share_url(self) -> str:
+        """The address of this widget's inputs on its step (X-Share-Url); the fragment names the widget, and
+        static/app.js merges the keys into the address bar, keeping the other widgets' keys there."""
+        own = {f"{self.wid}.{k}": v for k, v in self.changed().items()}
+        return _address(self.action, own) + f"#{self.wid}"
+
     def url_with(self, changes: Mapping[str, Any]) -> str:
         """This instance's address (its step inside a lesson) with some inputs changed: a shareable link."""
         values = {**self.values, **{k: _text(v) for k, v in changes.items() if k in self.values}}
-        return f"{self.action}?" + urlencode({"w": self.index, **values})
+        if not self.lesson:  # the widget's own page reads plain keys
+            return f"{self.action}?" + urlencode({"w": self.index, **values})
+        own = {f"{self.wid}.{k}": v for k, v in values.items() if self.defaults.get(k) != v}
+        return _address(self.action, _in_order({**self.carry, **own}))
+
+
+def _in_order(keys: Mapping[str, str]) -> dict[str, str]:
+    """Link keys sorted by widget (w2 before w10), each widget's inputs in their own order."""
+    def widget(key: str) -> int:
+        match = LINK_KEY.match(key)
+        return int(match[1]) if match else 0
+
+    return {k: keys[k] for k in sorted(keys, key=widget)}
+
+
+def _address(action: str, keys: Mapping[str, str]) -> str:
+    return f"{action}?{urlencode(keys)}" if keys else action
+
+
+def widget_query(query: Mapping[str, Any], index: int) -> dict[str, str]:
+    """What a step's address says for its widget `index`: the keys named after it (`w2.gpus=4`), then plain keys
+    (`w=2&gpus=4`, an old link or a form sent without JavaScript; no `w` means the first widget), which win."""
+    prefix = f"w{index}."
+    typed = {k.removeprefix(prefix): str(v) for k, v in query.items() if k.startswith(prefix)}
+    if str(query.get("w", "1")) == str(index):
+        typed.update({k: str(v) for k, v in query.items() if "." not in k})
+    return typed
+
+
+def link_keys(form: Mapping[str, Any]) -> dict[str, str]:
+    """The widget inputs a form carries as link keys (w2.gpus), well formed and few; the values are checked later,
+    by the widgets, like any other address."""
+    keys = {k: v for k, v in form.items() if isinstance(v, str) and len(v) <= LINK_VALUE_MAX and LINK_KEY.match(k)}
+    return _in_order(dict(list(keys.items())[:LINK_KEYS_MAX]))
 
 
 def _text(value: Any) -> str:
@@ -163,7 +229,7 @@ def widget_view(
     base.update({k: _text(v) for k, v in defaults.items() if k in fields})
     typed = {k: str(v) for k, v in query.items() if k in fields}
     view = WidgetView(name=widget.name, title=widget.title, wid=f"w{index}", index=index, lesson=lesson,
-                      step=step, action=action, values={**base, **typed}, errors={})
+                      step=step, action=action, values={**base, **typed}, errors={}, defaults=base)
     try:
         params = parse_params(widget, defaults, typed)
     except ParamErrors as exc:

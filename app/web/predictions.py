@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -16,7 +17,7 @@ from app.classroom.ratelimit import RateLimited, hit
 from app.drills.answers import parse_size
 from app.format import ratio
 from app.lessons.model import Block, Lesson, Step
-from app.web.contexts import WidgetView, panel_view
+from app.web.contexts import WidgetView, link_keys, panel_view
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson, is_htmx
 from app.web.security import require_csrf
 from app.widgets.base import ParamErrors, Widget, parse_params
@@ -189,13 +190,18 @@ async def commit_guess(
     guess: str = Form(default="", max_length=60),
     choice: str = Form(default="", max_length=30),
 ) -> Response:
-    """Store the learner's guess, then show the widget with the guess beside the engine's answer."""
+    """Store the learner's guess, then show the widget with the guess beside the engine's answer.
+
+    The form carries the inputs of the link the learner opened (`w2.gpus=4` fields): the question is about the
+    lesson's own values, and once it is answered the widgets show the shared ones."""
     found, _, _, widget, spec = _find(lessons, lesson, step, w)
+    shared = link_keys(await request.form())
     try:
         await hit(db, f"predict:{learner}", GUESSES_PER_MINUTE, 60)
     except RateLimited as exc:
         response = await _refused(
-            request, db, tpl, learner, found, step, w, widget, spec, guess, choice, {"error": str(exc)}, status=429
+            request, db, tpl, learner, found, step, w, widget, spec, guess, choice, {"error": str(exc)}, shared,
+            status=429,
         )
         response.headers["Retry-After"] = str(exc.retry_after)
         return response
@@ -207,7 +213,7 @@ async def commit_guess(
     if spec["choices"] and choice not in [v for v, _ in spec["choices"]]:
         errors["choice_error"] = "Choose one."
     if errors:
-        return await _refused(request, db, tpl, learner, found, step, w, widget, spec, guess, choice, errors)
+        return await _refused(request, db, tpl, learner, found, step, w, widget, spec, guess, choice, errors, shared)
     text = f"{_number(value)} {spec['unit']}"
     await predictions.commit(
         db,
@@ -220,8 +226,9 @@ async def commit_guess(
         spec["answer_text"],
     )
     if not is_htmx(request):
-        return RedirectResponse(f"/lessons/{found.slug}/{step}#w{w}", status_code=303)
-    return await _widget(request, db, tpl, learner, found, step, w, widget)
+        query = f"?{urlencode(shared)}" if shared else ""
+        return RedirectResponse(f"/lessons/{found.slug}/{step}{query}#w{w}", status_code=303)
+    return await _widget(request, db, tpl, learner, found, step, w, widget, shared)
 
 
 async def _widget(
@@ -233,13 +240,14 @@ async def _widget(
     step: int,
     w: int,
     widget: Widget,
+    shared: dict[str, str],
     status: int = 200,
     change: dict[str, str] | None = None,
 ) -> HTMLResponse:
-    """The widget as the step page now shows it, with the dgx-1 panel out of band."""
+    """The widget as the step page now shows it (with the link's inputs), with the dgx-1 panel out of band."""
     from app.web import steps as step_pages  # steps imports this module
 
-    page = await step_pages.build_step_page(db, learner, lesson, step, {})
+    page = await step_pages.build_step_page(db, learner, lesson, step, shared)
     view = next(v for v in page.widgets.values() if v.index == w)
     if change:
         view.extra["predict"] = view.extra["predict"].model_copy(update=change)
@@ -266,6 +274,7 @@ async def _refused(
     guess: str,
     choice: str,
     errors: dict[str, str],
+    shared: dict[str, str],
     status: int = 422,
 ) -> HTMLResponse:
     """A guess refused (not a number, or too many): the form again, what was typed, the reason beside it."""
@@ -276,10 +285,10 @@ async def _refused(
         "choice_error": errors.get("choice_error", ""),
     }
     if is_htmx(request):
-        return await _widget(request, db, tpl, learner, lesson, step, w, widget, status=status, change=change)
+        return await _widget(request, db, tpl, learner, lesson, step, w, widget, shared, status=status, change=change)
     from app.web import steps as step_pages
 
-    page = await step_pages.build_step_page(db, learner, lesson, step, {})
+    page = await step_pages.build_step_page(db, learner, lesson, step, shared)
     view = next(v for v in page.widgets.values() if v.index == w)
     view.extra["predict"] = pending(spec, **change)
     return HTMLResponse(tpl.page("step.html", request=request, page=page), status_code=status)

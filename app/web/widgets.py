@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from app.web.contexts import panel_view, widget_view
-from app.web.deps import Tpl, is_htmx
+from app.web.deps import Lessons, Tpl, is_htmx
+from app.web.steps import lesson_defaults
 from app.widgets.registry import get_widget
 
 router = APIRouter()
 
 
 @router.get("/widgets/{name}", response_class=HTMLResponse)
-async def widget(request: Request, name: str, tpl: Tpl) -> HTMLResponse:
-    """Recompute a widget from its query string; bad input: 422 with the message beside the field."""
+async def widget(request: Request, name: str, tpl: Tpl, lessons: Lessons) -> HTMLResponse:
+    """Recompute a widget from its query string; bad input: 422 with the message beside the field.
+
+    Inside a lesson (`lesson`, `step`, `w`) the answer's X-Share-Url names this widget's inputs that differ from
+    the lesson's own, as `w2.gpus=4` keys; static/app.js merges them into the address bar."""
     found = get_widget(name)
     if found is None:
         raise HTTPException(status_code=404, detail=f"There is no widget called '{name}'.")
@@ -24,7 +26,8 @@ async def widget(request: Request, name: str, tpl: Tpl) -> HTMLResponse:
     index = int(q["w"]) if q.get("w", "").isdigit() and 0 < int(q["w"]) < 100 else 1
     lesson = q.get("lesson", "") if q.get("lesson", "").replace("-", "").isalnum() else ""
     step = int(q["step"]) if q.get("step", "").isdigit() else 0
-    view = widget_view(found, {}, q, index=index, lesson=lesson, step=step)
+    defaults = lesson_defaults(lessons, lesson, step, index, name) if lesson and step else {}
+    view = widget_view(found, defaults, q, index=index, lesson=lesson, step=step)
     status = 422 if view.errors else 200
     headers = {"Vary": "HX-Request"}
     if not is_htmx(request):
@@ -42,6 +45,5 @@ async def widget(request: Request, name: str, tpl: Tpl) -> HTMLResponse:
     if view.errors:
         headers["HX-Reswap"] = "none"  # keep the last good result; the messages swap in beside the fields
     elif lesson and step:
-        shared = {k: view.values[k] for k in view.values}
-        headers["X-Share-Url"] = f"/lessons/{lesson}/{step}?" + urlencode({"w": index, **shared})
+        headers["X-Share-Url"] = view.share_url()
     return HTMLResponse(body, status_code=status, headers=headers)

@@ -76,7 +76,7 @@ def test_a_fix_applied_brings_gpu0_back_under_the_line(watched: Watched, server:
     expect(plan.get_by_label("GPUs")).to_have_value("2")
     expect(page.locator("#dgx-panel")).to_have_attribute("data-fits", "true")
     assert int(gpu_used(page, 1)) > 0
-    expect(page).to_have_url(re.compile(r"/14\?w=1&.*gpus=2"))
+    expect(page).to_have_url(re.compile(r"/14\?(.*&)?w1\.gpus=2(&|$)"))
     watched.assert_clean()
 
 
@@ -172,6 +172,22 @@ def test_my_steps_are_axe_clean_in_light_and_dark_and_at_phone_width(browser: Br
             assert axe_violations(browser, server.url + path, color_scheme=scheme) == [], (path, scheme)
 
 
+# The folded summary's full sentence, as the server writes it: what a screen reader must still hear on a phone.
+FULL_SUMMARY = re.compile(r"^dgx-1 \d of 8 GPUs in use, [\d,.]+ GB of 640 GB(, does not fit)?$")
+
+
+def assert_panel_summary_is_one_whole_line(page: Page, where: str) -> None:
+    """The dgx-1 summary shows on one line, nothing cut off, and still names everything to a screen reader."""
+    summary = page.locator("#dgx-panel summary")
+    lines, cut = summary.evaluate(
+        "s => [s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight),"
+        " s.scrollWidth - s.clientWidth]"
+    )
+    assert lines < 1.6, f"{where}: the panel summary wraps to {lines:.1f} lines"
+    assert cut <= 0, f"{where}: the panel summary is cut off by {cut}px"
+    expect(summary).to_have_accessible_name(FULL_SUMMARY)
+
+
 def test_my_steps_fit_a_phone_and_the_panel_folds_to_one_line(browser: Browser, server: Server) -> None:
     ctx = browser.new_context(viewport={"width": 360, "height": 800})
     page = ctx.new_page()
@@ -179,6 +195,12 @@ def test_my_steps_fit_a_phone_and_the_panel_folds_to_one_line(browser: Browser, 
         page.goto(f"{server.url}{FLAGSHIP}/{n}")
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, f"step {n} scrolls sideways by {overflow}px"
+        assert_panel_summary_is_one_whole_line(page, f"step {n}")
+    page.goto(f"{server.url}{FLAGSHIP}/4")
+    commit_guess(page.locator('[data-widget="plan"]'), "150", choice="It is refused")
+    expect(page.locator("#dgx-panel")).to_have_attribute("data-fits", "false")
+    expect(page.locator("#dgx-panel summary")).to_contain_text("does not fit")
+    assert_panel_summary_is_one_whole_line(page, "step 4 once the plan shows")
     details = page.locator("#dgx-panel details")
     expect(details).not_to_have_attribute("open", "")
     expect(page.locator("#dgx-panel summary")).to_contain_text("dgx-1")

@@ -93,8 +93,8 @@ def test_fixes_are_links_that_apply_the_smallest_changes(lessons_client: TestCli
     assert set(by_field) == {"precision", "gpus"}
     fewer_bits, fp8_text = by_field["precision"]
     more_gpus, gpus_text = by_field["gpus"]
-    assert parse_qs(urlsplit(fewer_bits).query)["precision"] == ["fp8"] and "fp8" in fp8_text
-    assert parse_qs(urlsplit(more_gpus).query)["gpus"] == ["2"] and "2 GPUs" in gpus_text
+    assert parse_qs(urlsplit(fewer_bits).query)["w1.precision"] == ["fp8"] and "fp8" in fp8_text
+    assert parse_qs(urlsplit(more_gpus).query)["w1.gpus"] == ["2"] and "2 GPUs" in gpus_text
     assert urlsplit(more_gpus).path == f"{FLAGSHIP}/14"
     applied = lessons_client.get(more_gpus).text
     assert "Fits:" in applied and 'data-fits="true"' in applied
@@ -152,10 +152,12 @@ def test_an_unknown_model_or_knob_is_explained(client: TestClient) -> None:
     assert knob.status_code == 422 and "Unknown knob warp" in knob.text
 
 
-def test_an_update_inside_a_lesson_keeps_every_input_in_the_url(client: TestClient) -> None:
-    r = client.get("/widgets/plan?model=llama-3.1-70b&gpus=4&w=1&lesson=tiny&step=1", headers=HX)
-    query = parse_qs(urlsplit(r.headers["X-Share-Url"]).query)
-    assert query["gpus"] == ["4"] and query["model"] == ["llama-3.1-70b"] and query["mode"] == ["serve"]
+def test_an_update_inside_a_lesson_puts_what_differs_from_the_lesson_in_the_url(lessons_client: TestClient) -> None:
+    form = "model=llama-3.1-70b&precision=bf16&mode=serve&gpus=4&batch_size=1&context_tokens=8192&predict=true"
+    r = lessons_client.get(f"/widgets/plan?{form}&w=2&lesson=what-ai-workloads-need&step=1", headers=HX)
+    share = urlsplit(r.headers["X-Share-Url"])
+    assert share.path == f"{FLAGSHIP}/1" and share.fragment == "w2"
+    assert parse_qs(share.query) == {"w2.model": ["llama-3.1-70b"], "w2.gpus": ["4"]}
 
 
 def test_each_update_is_announced_politely(client: TestClient) -> None:

@@ -71,7 +71,7 @@ def test_start_records_the_start_time_and_polls_every_half_second(client: TestCl
     assert 'hx-trigger="every 500ms"' in r.text and ">Pause</button>" in r.text
     assert state(r.text)["started_at"] == "1000000.000"
     url = parse_qs(urlsplit(r.headers["X-Share-Url"]).query)
-    assert url["started_at"] == ["1000000.000"] and "action" not in url  # a reload does not press Start again
+    assert url["w1.started_at"] == ["1000000.000"] and "w1.action" not in url  # a reload does not press Start again
 
 
 def test_progress_and_simulated_time_move_with_the_clock(client: TestClient, clock: Clock) -> None:

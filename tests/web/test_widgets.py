@@ -66,7 +66,7 @@ def test_fragment_or_page_is_decided_by_hx_request_and_varies_on_it(client: Test
 
 def test_update_inside_a_lesson_puts_the_inputs_in_the_url(client: TestClient) -> None:
     r = client.get("/widgets/weight-storage?parameters=8e9&bits=8&w=1&lesson=tiny&step=1", headers=HX)
-    assert r.headers["X-Share-Url"].startswith("/lessons/tiny/1?w=1&")
+    assert r.headers["X-Share-Url"] == "/lessons/tiny/1?w1.parameters=8e9&w1.bits=8#w1"
     shared = client.get(r.headers["X-Share-Url"]).text
     assert "8.00 GB" in shared
 
