@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import compute, memory
+from app.engine.errors import EngineError
 from app.engine.hardware import DGX_H100, peak_flops
 from app.engine.models import get_model
 
@@ -84,50 +85,75 @@ def cpu_peak(which: CpuPeak) -> float:
     return cpu.peak_flops_fp32_avx512 if which == "avx512-fp32" else cpu.peak_flops_bf16_amx
 
 
-class PromptTiming(BaseModel):
-    """One prompt's prefill timed at each chip's peak, and one decode step at each chip's bandwidth."""
+Workload = Literal["prefill", "train-step", "decode"]
+
+# A training step reads the weights three times: the forward pass, then the backward pass once for the
+# activation gradients and once for the weight gradients (the count the plan's training step uses).
+TRAIN_STEP_WEIGHT_READS = 3
+
+
+class WorkloadTiming(BaseModel):
+    """The same work on dgx-1's CPUs, one H100 and all eight: FLOPs ÷ peak, floored by the weight reads.
+
+    Each side takes the longer of its compute time (FLOPs ÷ its peak) and its memory time (the bf16
+    weights it must read ÷ its memory bandwidth), as the roofline says. The memory time counts the
+    weights only, so it is a floor; the eight GPUs split the work evenly and their traffic is ignored.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     model: str = Field(description="Model name")
-    tokens: int = Field(description="Prompt tokens")
-    flops: float = Field(description="Prefill FLOPs: 2 × active parameters × tokens")
+    workload: Workload = Field(description="prefill, train-step or decode")
+    tokens: int = Field(description="Tokens a sequence: the prompt, the training sequence or the tokens generated")
+    batch: int = Field(description="Sequences processed together")
+    parameters: int = Field(description="Active parameters N: the ones each token uses")
+    total_tokens: int = Field(description="batch × tokens: every token the work processes or generates")
+    flops_per_parameter: int = Field(description="FLOPs a parameter a token: 2 to infer, 6 to train")
+    flops: float = Field(description="flops_per_parameter × active parameters × batch × tokens")
+    weight_bytes: int = Field(description="The model's bf16 weights, bytes")
+    weight_reads: int = Field(description="Weight reads: 1 a prefill, 3 a training step, 1 each decode step")
+    bytes_read: float = Field(description="Weight bytes read in all (a mixture of experts reads the experts it uses)")
     cpu_peak: CpuPeak = Field(description="Which CPU peak is compared")
     cpu_peak_name: str = Field(description="That peak in words")
     cpu_peak_flops: float = Field(description="That peak, FLOP/s, both sockets")
-    cpu_seconds: float = Field(description="FLOPs ÷ CPU peak")
+    cpu_bandwidth: float = Field(description="The CPUs' DDR5 bandwidth, bytes/s")
     gpu_peak_flops: float = Field(description="One H100's dense bf16 peak, FLOP/s")
-    gpu_seconds: float = Field(description="FLOPs ÷ one GPU's peak")
-    node_seconds: float = Field(description="FLOPs ÷ eight GPUs' peak")
-    ratio: float = Field(description="How many times sooner one GPU finishes than the CPUs")
-    weight_bytes: int = Field(description="Bytes of bf16 weights one decode step reads")
-    cpu_decode_seconds: float = Field(description="Weights ÷ CPU memory bandwidth")
-    gpu_decode_seconds: float = Field(description="Weights ÷ one GPU's memory bandwidth")
-    decode_ratio: float = Field(description="GPU bandwidth ÷ CPU bandwidth")
+    gpu_bandwidth: float = Field(description="One H100's HBM bandwidth, bytes/s")
+    node_gpus: int = Field(description="GPUs in dgx-1")
+    cpu: compute.Bound = Field(description="The CPUs: compute and memory time, the larger binds")
+    gpu: compute.Bound = Field(description="One H100")
+    node: compute.Bound = Field(description="dgx-1's GPUs, the work split evenly")
+    ratio: float = Field(description="How many times sooner one H100 finishes than the CPUs")
+    cpu_read_seconds: float = Field(description="One read of all the weights from the CPUs' memory")
+    gpu_read_seconds: float = Field(description="One read of all the weights from one H100's memory")
+    bandwidth_ratio: float = Field(description="One H100's memory bandwidth ÷ the CPUs'")
 
 
-def prompt_timing(model: str, tokens: int, which: CpuPeak) -> PromptTiming:
-    """The same prompt on dgx-1's CPUs (at the named peak) and on its GPUs (bf16 tensor peak)."""
+def workload_timing(
+    model: str, workload: Workload = "prefill", tokens: int = 2048, batch: int = 1, which: CpuPeak = "avx512-fp32"
+) -> WorkloadTiming:
+    """A prompt's prefill, one training step or `tokens` decode steps of `batch` sequences, timed on each side."""
+    if tokens < 1 or batch < 1:
+        raise EngineError("A workload needs at least one token and one sequence.")
     arch = get_model(model)
-    flops = compute.inference_flops(arch.active_parameters, tokens)
-    cpu_flops = cpu_peak(which)
-    gpu = DGX_H100.gpu
-    gpu_flops = peak_flops(gpu, "bf16")
+    n, seen = arch.active_parameters, batch * tokens
+    train = workload == "train-step"
+    flops = compute.training_flops(n, seen) if train else compute.inference_flops(n, seen)
+    reads = tokens if workload == "decode" else TRAIN_STEP_WEIGHT_READS if train else 1
     weights = memory.weight_bytes(arch, "bf16")
-    return PromptTiming(
-        model=arch.name,
-        tokens=tokens,
-        flops=flops,
-        cpu_peak=which,
-        cpu_peak_name=CPU_PEAK_NAMES[which],
-        cpu_peak_flops=cpu_flops,
-        cpu_seconds=flops / cpu_flops,
-        gpu_peak_flops=gpu_flops,
-        gpu_seconds=flops / gpu_flops,
-        node_seconds=flops / (DGX_H100.gpus * gpu_flops),
-        ratio=gpu_flops / cpu_flops,
-        weight_bytes=weights,
-        cpu_decode_seconds=weights / DGX_H100.cpu.memory_bandwidth,
-        gpu_decode_seconds=weights / gpu.bandwidth,
-        decode_ratio=gpu.bandwidth / DGX_H100.cpu.memory_bandwidth,
-    )
+    per_read = compute.weight_share_read(arch, batch if workload == "decode" else seen)
+    nbytes = reads * weights * per_read
+    cpu, gpu, gpus = DGX_H100.cpu, DGX_H100.gpu, DGX_H100.gpus
+    cpu_flops, gpu_flops = cpu_peak(which), peak_flops(gpu, "bf16")
+    on_cpu = compute.bound(flops / cpu_flops, nbytes / cpu.memory_bandwidth)
+    on_gpu = compute.bound(flops / gpu_flops, nbytes / gpu.bandwidth)
+    return WorkloadTiming(
+        model=arch.name, workload=workload, tokens=tokens, batch=batch, parameters=n, total_tokens=seen,
+        flops_per_parameter=round(flops / (n * seen)),
+        flops=flops, weight_bytes=weights, weight_reads=reads, bytes_read=nbytes, cpu_peak=which,
+        cpu_peak_name=CPU_PEAK_NAMES[which], cpu_peak_flops=cpu_flops, cpu_bandwidth=cpu.memory_bandwidth,
+        gpu_peak_flops=gpu_flops, gpu_bandwidth=gpu.bandwidth, node_gpus=gpus, cpu=on_cpu, gpu=on_gpu,
+        node=compute.bound(on_gpu.compute_seconds / gpus, on_gpu.memory_seconds / gpus),
+        ratio=on_cpu.seconds / on_gpu.seconds, cpu_read_seconds=weights / cpu.memory_bandwidth,
+        gpu_read_seconds=weights / gpu.bandwidth, bandwidth_ratio=gpu.bandwidth / cpu.memory_bandwidth,
+    )  # fmt: skip

@@ -25,6 +25,10 @@ CHINCHILLA_ALPHA, CHINCHILLA_BETA = 0.34, 0.28
 LOSS_NOISE = 0.01
 LOSS_CURVE_POINTS = 64
 CHECKPOINTS_SHOWN = 10
+# Tokens a sequence in the lessons' live training run: 2,048 keeps Llama 3.1 8B's activations within one
+# H100 under ZeRO-3 on dgx-1 without recomputation (the engine's plan: about 48 GB a GPU; 8,192 would need
+# about 398 GB). A teaching choice, not a published figure; the training-run widget and step 5 use it.
+RUN_SEQUENCE_TOKENS = 2048
 
 
 class TrainingRun(BaseModel):

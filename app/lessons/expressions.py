@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable
 from typing import Any
 
 from jinja2 import StrictUndefined
@@ -19,9 +18,9 @@ class ExpressionError(ValueError):
     """An inline expression that cannot be evaluated."""
 
 
-def _engine_names() -> dict[str, Callable[..., Any]]:
-    """The names a lesson may call; each is the engine's own function."""
-    names: dict[str, Callable[..., Any]] = {}
+def _engine_names() -> dict[str, Any]:
+    """The names a lesson may use; each is the engine's own function or constant."""
+    names: dict[str, Any] = {}
     specs = {
         "model": ("app.engine.models", "get_model"),
         "gpu": ("app.engine.hardware", "get_gpu"),
@@ -29,6 +28,9 @@ def _engine_names() -> dict[str, Callable[..., Any]]:
         "bytes_per_parameter": ("app.engine.memory", "bytes_per_parameter"),
         "training_bytes_per_parameter": ("app.engine.memory", "training_bytes_per_parameter"),
         "ridge": ("app.engine.compute", "ridge"),
+        "all_reduce": ("app.engine.compute", "all_reduce"),
+        "workload_timing": ("app.engine.chips", "workload_timing"),
+        "training_sequence_tokens": ("app.engine.training_run", "RUN_SEQUENCE_TOKENS"),
     }
     try:
         plan_module = importlib.import_module("app.engine.plan")

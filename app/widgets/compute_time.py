@@ -1,13 +1,23 @@
-"""Compute time: training FLOPs ÷ (GPUs × peak × MFU), with an MFU slider and the curve it moves along."""
+"""Compute time: training FLOPs ÷ (GPUs × peak × MFU), with an MFU slider and the curve it moves along.
+
+The run is also placed on the dgx-1 panel: each GPU's memory from the engine's training plan (Adam, ZeRO-3
+over the GPUs, one sequence of the engine's sizing length a GPU with activation checkpointing, the same
+assumptions as the cluster-scale widget). A fed GPU is busy all the time, as in step 5's training run: the MFU
+is how much of its peak each busy second achieves, not how often it is busy, so the panel shows 100 % busy and
+full power whatever the MFU, and names the MFU in its activity line.
+"""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
 from app.engine.models import get_model
-from app.engine.sizing import ComputeTime, compute_time
+from app.engine.placement import NODE_GPUS, NodeLoad, spread
+from app.engine.plan import PlanRequest, make_plan, node_load
+from app.engine.sizing import SEQUENCE_TOKENS, ComputeTime, compute_time
 from app.engine.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_YEAR
-from app.format import seconds
+from app.engine.workload import MAX_GPUS
+from app.format import num, pct, seconds
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import Tick, linear_ticks
 from app.widgets.base import Widget
@@ -50,12 +60,17 @@ class TimeChart(BaseModel):
 
 
 class TimeView(BaseModel):
-    """The engine's time and its chart."""
+    """The engine's time, its chart, and the run as the dgx-1 panel shows it."""
 
     t: ComputeTime
     chart: TimeChart
     models: list[tuple[str, str]]
     announcement: str
+    sequence_tokens: int = Field(description="Tokens a sequence in the panel's memory plan")
+    fits: bool = Field(description="The training plan fits each GPU's memory")
+    per_gpu_bytes: int = Field(description="Memory the plan puts on each GPU")
+    gpu_watts: float = Field(description="Power of one busy GPU, from the engine")
+    node: NodeLoad = Field(description="The run on dgx-1's eight GPUs")
 
 
 def _chart(t: ComputeTime) -> TimeChart:
@@ -86,11 +101,43 @@ def _chart(t: ComputeTime) -> TimeChart:
     )
 
 
+def _run_on_node(params: Params, model_name: str) -> NodeLoad:
+    """The training plan's memory on each GPU, busy (fed) at the MFU; a plan that overflows shows why, stays idle."""
+    # Beyond MAX_GPUS the plan is sized at MAX_GPUS: each GPU's share no longer changes at the panel's precision.
+    req = PlanRequest(
+        model=params.model, mode="train", gpus=min(params.gpus, MAX_GPUS), sharding="zero3",
+        context_tokens=SEQUENCE_TOKENS, activation_checkpointing=True, train_tokens=params.tokens, mfu=params.mfu,
+    )  # fmt: skip
+    plan = make_plan(req)
+    if not plan.fits:
+        return node_load(plan)
+    shown = node_load(plan).gpus[0]
+    gpus = f"{num(params.gpus)} GPU" + ("s" if params.gpus > 1 else "")
+    first = f", the first {NODE_GPUS} shown" if params.gpus > NODE_GPUS else ""
+    return spread(
+        shown.parts,
+        params.gpus,
+        activity=f"training {model_name} on {gpus} at {pct(params.mfu)} MFU{first}",
+        utilisation=1.0,  # fed: never waiting on data (the training run's utilisation at full feed)
+        capacity=shown.capacity,
+    )
+
+
 def compute(params: Params) -> TimeView:
-    """Time of 6·N·D FLOPs at the chosen MFU, and the curve over MFU."""
+    """Time of 6·N·D FLOPs at the chosen MFU, the curve over MFU, and the run placed on dgx-1."""
     t = compute_time(get_model(params.model), params.tokens, params.gpus, params.mfu)
     said = f"At {params.mfu:.0%} MFU: {seconds(t.seconds)}."
-    return TimeView(t=t, chart=_chart(t), models=MODEL_OPTIONS, announcement=said)
+    node = _run_on_node(params, t.model)
+    gpu0 = node.gpus[0]
+    return TimeView(
+        t=t, chart=_chart(t), models=MODEL_OPTIONS, announcement=said, sequence_tokens=SEQUENCE_TOKENS,
+        fits=node.fits, per_gpu_bytes=gpu0.used, gpu_watts=gpu0.power_w, node=node,
+    )  # fmt: skip
+
+
+def place(params: Params, view: TimeView) -> NodeLoad:
+    """The run on dgx-1, as computed with the time."""
+    return view.node
 
 
 WIDGET = register(
@@ -100,6 +147,8 @@ WIDGET = register(
         params=Params,
         compute=compute,
         template="widgets/compute-time.html",
-        description="time = FLOPs ÷ (GPUs × peak × MFU), with an MFU slider.",
+        node_load=place,
+        description="time = FLOPs ÷ (GPUs × peak × MFU), with an MFU slider; the run is placed on the dgx-1 "
+        "panel (the training plan's memory per GPU under ZeRO-3, every GPU busy).",
     )
 )

@@ -1,4 +1,4 @@
-"""CPU vs GPU: dgx-1's two Xeons against its H100s, as specifications or as the same prompt timed on each."""
+"""CPU vs GPU: dgx-1's two Xeons against its H100s, as specifications or as the same work timed on each."""
 
 from __future__ import annotations
 
@@ -10,31 +10,49 @@ from app.engine.chips import (
     CPU_PEAK_NAMES,
     ChipSpecs,
     CpuPeak,
-    PromptTiming,
+    Workload,
+    WorkloadTiming,
     chip_specs,
     cpu_peak,
-    prompt_timing,
+    workload_timing,
 )
 from app.engine.models import CATALOG, check_model_id
-from app.format import flops_rate, gb_s, seconds, tb_s
+from app.format import flops_rate, gb, gb_s, seconds, tb_s
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
 
 BAR_LEFT, BAR_RIGHT, BAR_WIDTH_UNITS = 96, 356, 360  # SVG units: labels, then bars up to BAR_RIGHT
 
 
+WORKLOADS: list[tuple[str, str]] = [
+    ("prefill", "A prompt's prefill"),
+    ("train-step", "One training step"),
+    ("decode", "Decode steps (generating tokens)"),
+]
+
+
 class Params(BaseModel):
-    """Which view, and for the timing the prompt and the CPU peak compared."""
+    """Which view, and for the timing the work, its size and the CPU peak compared."""
 
     view: Literal["specs", "timing"] = Field(
-        default="specs", description="specs: the chips; timing: a prompt"
+        default="specs", description="specs: the chips; timing: the same work on each"
     )
     cpu_peak: CpuPeak = Field(default="avx512-fp32", description="Which CPU peak: AVX-512 FP32 or AMX BF16")
     gpus: Annotated[int, one_of(1, 8)] = Field(
         default=1, description="GPUs on the GPU side: one, or all eight"
     )
     model: str = Field(default="llama-3.1-8b", description="Catalog model id (timing)")
-    tokens: int = Field(default=2048, ge=1, le=131_072, description="Prompt tokens (timing)")
+    workload: Workload = Field(
+        default="prefill",
+        description="The work (timing): a prompt's prefill, one training step, or decode steps",
+    )
+    tokens: int = Field(
+        default=2048,
+        ge=1,
+        le=131_072,
+        description="Tokens a sequence (timing): the prompt, the training sequence, or the tokens generated",
+    )
+    batch: int = Field(default=1, ge=1, le=4096, description="Sequences at once (timing)")
 
     @field_validator("model")
     @classmethod
@@ -70,9 +88,13 @@ class Result(BaseModel):
     view: str
     model_choices: list[tuple[str, str]]
     peak_options: list[tuple[str, str]] = [(k, f"{v}") for k, v in CPU_PEAK_NAMES.items()]
+    workload_options: list[tuple[str, str]] = WORKLOADS
     gpu_options: list[tuple[str, str]] = [("1", "one H100"), ("8", "all eight H100s")]
     specs: ChipSpecs
-    timing: PromptTiming
+    timing: WorkloadTiming
+    work: str = Field(description="The timed work in words: The prefill of one prompt of 2,048 tokens")
+    pace: str = Field(description="What sets the pace on each side, in a sentence")
+    capacity_note: str = Field(description="When the weights outgrow one H100 or all eight, that said plainly")
     gpus: int
     cpu_peak_name: str
     cpu_peak_flops: float
@@ -119,32 +141,69 @@ def _spec_groups(s: ChipSpecs, which: CpuPeak, gpus: int, gpu_flops: float, gpu_
     return [flops, bandwidth]
 
 
-def _timing_groups(t: PromptTiming) -> list[BarGroup]:
-    prefill = _bars(f"Prefill of {t.tokens:,} tokens", [
-        ("cpu", "CPUs", t.cpu_seconds, seconds(t.cpu_seconds), "bar-cpu"),
-        ("gpu", "1 × H100", t.gpu_seconds, seconds(t.gpu_seconds), "bar-gpu"),
-        ("node", "8 × H100", t.node_seconds, seconds(t.node_seconds), "bar-node"),
-    ], f"At each peak: CPUs ({t.cpu_peak_name}) {seconds(t.cpu_seconds)}; one H100 "
-       f"{seconds(t.gpu_seconds)}; eight H100s {seconds(t.node_seconds)}.")  # fmt: skip
-    decode = _bars("One decode step", [
-        ("cpu", "CPUs", t.cpu_decode_seconds, seconds(t.cpu_decode_seconds), "bar-cpu"),
-        ("gpu", "1 × H100", t.gpu_decode_seconds, seconds(t.gpu_decode_seconds), "bar-gpu"),
-    ], f"Reading the weights once: CPUs {seconds(t.cpu_decode_seconds)}; one H100 "
-       f"{seconds(t.gpu_decode_seconds)}.")  # fmt: skip
-    return [prefill, decode]
+def _work(t: WorkloadTiming) -> str:
+    """The timed work in words, as the start of a sentence."""
+    if t.workload == "prefill":
+        prompts = "one prompt" if t.batch == 1 else f"{t.batch:,} prompts"
+        return f"The prefill of {prompts} of {t.tokens:,} tokens"
+    if t.workload == "train-step":
+        return f"One training step on {t.batch:,} {'sequence' if t.batch == 1 else 'sequences'} of {t.tokens:,} tokens"
+    each = "one sequence" if t.batch == 1 else f"each of {t.batch:,} sequences at once"
+    return f"Generating {t.tokens:,} {'token' if t.tokens == 1 else 'tokens'} for {each} (one decode step a token)"
+
+
+def _pace(t: WorkloadTiming) -> str:
+    """Which bound sets each side's time."""
+    words = {"compute": "the maths", "memory-bandwidth": "reading the weights"}
+    if t.cpu.binds == t.gpu.binds == "compute":
+        return "Maths sets the pace on both sides: the time is FLOPs ÷ FLOP/s."
+    if t.cpu.binds == t.gpu.binds:
+        return ("Reading the weights sets the pace on both sides, so the GPU leads by its bandwidth, not its "
+                "FLOP/s; a bigger batch does more maths for each read.")  # fmt: skip
+    return f"On the CPUs {words[t.cpu.binds]} sets the pace; on one H100 {words[t.gpu.binds]} does."
+
+
+def _capacity_note(t: WorkloadTiming, s: ChipSpecs) -> str:
+    """Timing is arithmetic; say so when the weights would not even fit on the GPU side."""
+    one, node = s.gpu_memory_bytes, s.gpu_memory_bytes * s.gpus_in_node
+    if t.weight_bytes <= one:
+        return ""
+    if t.weight_bytes <= node:
+        return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit in one H100's {gb(one, 0)}, so its time "
+                f"is arithmetic only; split over all {s.gpus_in_node} they fit.")  # fmt: skip
+    return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit even in all {s.gpus_in_node} H100s "
+            f"({gb(node, 0)} together), so the GPU times are arithmetic only.")  # fmt: skip
+
+
+def _timing_groups(t: WorkloadTiming) -> list[BarGroup]:
+    work = _work(t)
+    times = _bars(f"{work}: time on each", [
+        ("cpu", "CPUs", t.cpu.seconds, seconds(t.cpu.seconds), "bar-cpu"),
+        ("gpu", "1 × H100", t.gpu.seconds, seconds(t.gpu.seconds), "bar-gpu"),
+        ("node", f"{t.node_gpus} × H100", t.node.seconds, seconds(t.node.seconds), "bar-node"),
+    ], f"CPUs ({t.cpu_peak_name}) {seconds(t.cpu.seconds)}; one H100 "
+       f"{seconds(t.gpu.seconds)}; {t.node_gpus} H100s {seconds(t.node.seconds)}.")  # fmt: skip
+    times_read = "once" if t.weight_reads == 1 else f"{t.weight_reads:,} times"
+    reads = _bars(f"Reading the weights {times_read}", [
+        ("cpu", "CPUs", t.cpu.memory_seconds, seconds(t.cpu.memory_seconds), "bar-cpu"),
+        ("gpu", "1 × H100", t.gpu.memory_seconds, seconds(t.gpu.memory_seconds), "bar-gpu"),
+    ], f"At each memory's bandwidth: CPUs {seconds(t.cpu.memory_seconds)}; one H100 "
+       f"{seconds(t.gpu.memory_seconds)}.")  # fmt: skip
+    return [times, reads]
 
 
 def compute(params: Params) -> Result:
-    """Specs and the prompt's timing from the engine, with bars to scale."""
+    """Specs and the work's timing from the engine, with bars to scale."""
     s = chip_specs()
-    t = prompt_timing(params.model, params.tokens, params.cpu_peak)
+    t = workload_timing(params.model, params.workload, params.tokens, params.batch, params.cpu_peak)
     gpu_flops = s.gpu_peak_bf16 * params.gpus
     gpu_bw = s.gpu_bandwidth * params.gpus
     groups = (_spec_groups(s, params.cpu_peak, params.gpus, gpu_flops, gpu_bw) if params.view == "specs"
               else _timing_groups(t))  # fmt: skip
     return Result(
         view=params.view, model_choices=[(m.id, m.name) for m in CATALOG.values()], specs=s, timing=t,
-        gpus=params.gpus, cpu_peak_name=CPU_PEAK_NAMES[params.cpu_peak], cpu_peak_flops=t.cpu_peak_flops,
+        work=_work(t), pace=_pace(t), capacity_note=_capacity_note(t, s), gpus=params.gpus,
+        cpu_peak_name=CPU_PEAK_NAMES[params.cpu_peak], cpu_peak_flops=t.cpu_peak_flops,
         gpu_side_flops=gpu_flops, gpu_side_bandwidth=gpu_bw, flops_ratio=gpu_flops / t.cpu_peak_flops,
         bandwidth_ratio=gpu_bw / s.cpu_bandwidth, groups=groups,
     )  # fmt: skip
@@ -158,6 +217,7 @@ WIDGET = register(
         compute=compute,
         template="widgets/cpu-vs-gpu.html",
         description="Cores against lanes, peak FLOP/s and memory bandwidth side by side (view: specs), or "
-        "the same prompt's FLOPs ÷ FLOP/s on each (view: timing), naming the CPU peak compared.",
+        "the same prefill, training step or decode batch timed on each (view: timing): FLOPs ÷ FLOP/s, "
+        "floored by the time to read the weights, naming the CPU peak compared.",
     )
 )

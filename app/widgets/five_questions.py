@@ -13,6 +13,7 @@ from app.engine.cost import CostAssumptions, own_vs_rent
 from app.engine.hardware import DGX_H100, peak_flops
 from app.engine.models import CATALOG, check_model_id
 from app.engine.plan import Plan, PlanRequest, make_plan
+from app.engine.training_run import RUN_SEQUENCE_TOKENS
 from app.engine.units import SECONDS_PER_DAY
 from app.format import gb, num, pct, sci, seconds, usd
 from app.widgets.base import Widget
@@ -20,7 +21,7 @@ from app.widgets.registry import get_widget, register
 
 LESSON = "what-ai-workloads-need"
 UTILISATION = 0.6  # the own-vs-rent step's starting utilisation
-LOADER_SEQUENCE_TOKENS = 2048  # the training-run step's sequence length
+LOADER_SEQUENCE_TOKENS = RUN_SEQUENCE_TOKENS  # the training-run step's sequence length
 MFU = 0.4
 
 

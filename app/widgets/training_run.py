@@ -14,14 +14,20 @@ from app.engine.placement import NodeLoad
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import training_load
-from app.engine.training_run import TrainingRun, TrainingSnapshot, loss_at, simulate_training
+from app.engine.training_run import (
+    RUN_SEQUENCE_TOKENS,
+    TrainingRun,
+    TrainingSnapshot,
+    loss_at,
+    simulate_training,
+)
 from app.format import num, pct
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
 
-SEQUENCE_TOKENS = 2048  # tokens a training sequence: short enough to train without recomputation
+SEQUENCE_TOKENS = RUN_SEQUENCE_TOKENS  # the engine's run: short enough to train without recomputation
 # A starved run plays slower on screen, but at most this many times slower than the GPUs' own pace.
 MAX_SLOWDOWN = 4
 GPU_CHOICES = (1, 2, 4, 8, 16, 32, 64)

@@ -6,6 +6,9 @@ import re
 
 from fastapi.testclient import TestClient
 
+from app.engine.plan import PlanRequest, make_plan
+from app.engine.sizing import SEQUENCE_TOKENS
+
 HX = {"HX-Request": "true"}
 
 
@@ -32,3 +35,45 @@ def test_an_mfu_above_one_is_refused_beside_the_slider(client: TestClient) -> No
     r = client.get("/widgets/compute-time?mfu=1.5", headers=HX)
     assert r.status_code == 422
     assert re.search(r'id="w1-mfu-error" hx-swap-oob="true">Must be at most 1', r.text)
+
+
+def panel_key(html: str) -> str:
+    found = re.search(r'id="dgx-panel-key" name="panel_key" value="([0-9a-f]+)"', html)
+    assert found
+    return found.group(1)
+
+
+def utilisations(html: str) -> list[str]:
+    """What each GPU of the dgx-1 panel says it is doing: '100 % busy · 700 W'."""
+    return re.findall(r'<span class="gpu-util">([^<]*)</span>', html)
+
+
+def test_step_13_places_the_training_run_on_dgx_1(lessons_client: TestClient) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/13").text
+    panel = page[page.index('id="dgx-panel"') :]
+    assert "training Llama 3.1 8B on 8 GPUs at 40 % MFU" in panel
+    plan = make_plan(PlanRequest(model="llama-3.1-8b", mode="train", gpus=8, sharding="zero3",
+                                 context_tokens=SEQUENCE_TOKENS, activation_checkpointing=True))  # fmt: skip
+    assert utilisations(panel) == ["100 % busy · 700 W"] * 8 and f'data-used="{plan.per_gpu.total}"' in panel
+    assert "ZeRO-3 over the 8 GPUs, one sequence of 8,192 tokens a GPU" in page and "20.0 GB on each GPU" in page
+
+
+def test_moving_the_mfu_renames_the_run_on_the_panel_but_the_gpus_stay_busy(client: TestClient) -> None:
+    """A fed GPU is busy at any MFU (as in step 5's training run): MFU is the share of peak a busy second
+    achieves, so the panel's utilisation and power stay put and only its activity line follows the slider."""
+    first = client.get("/widgets/compute-time?mfu=0.4", headers=HX).text
+    assert 'id="dgx-panel"' in first and 'hx-swap-oob="true"' in first
+    moved = client.get(f"/widgets/compute-time?mfu=0.8&panel_key={panel_key(first)}", headers=HX).text
+    assert 'id="dgx-panel"' in moved, "the panel must come out of band when the MFU changes its activity line"
+    assert "at 40 % MFU" in first and "at 80 % MFU" in moved
+    assert utilisations(first) == utilisations(moved) == ["100 % busy · 700 W"] * 8
+    assert "All eight GPUs: 160.1 GB of 640 GB · 5.6 kW" in moved
+    same = client.get(f"/widgets/compute-time?mfu=0.8&panel_key={panel_key(moved)}", headers=HX).text
+    assert 'id="dgx-panel"' not in same
+
+
+def test_a_run_that_does_not_fit_shows_the_overflow_and_leaves_the_gpus_idle(client: TestClient) -> None:
+    html = client.get("/widgets/compute-time?model=llama-3.1-70b&gpus=8&mfu=0.4", headers=HX).text
+    assert 'data-fits="false"' in html and 'data-overflow="0"' in html
+    assert utilisations(html) == ["0 % busy · 70 W"] * 8
+    assert "the run could not start, so the time above is arithmetic only" in html

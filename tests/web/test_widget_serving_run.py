@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.engine.serving_run import ServingRun, simulate_serving
+from app.format import num
 from app.main import create_app
 from app.widgets import _live
+from app.widgets.serving_run import SIMULATED_SECONDS
 from tests.conftest import make_settings
 
 HX = {"HX-Request": "true"}
@@ -153,3 +156,13 @@ def test_another_seed_brings_other_arrivals(client: TestClient, clock: Clock) ->
     b = client.get(URL + "&arrival_rate=5&seed=2&started_at=1999970&run_of=", headers=HX).text
     bars = [re.findall(r'class="bar-arrivals" d="([^"]+)"', h) for h in (a, b)]
     assert bars[0] and bars[0] != bars[1]
+
+
+@pytest.mark.parametrize(("rate", "wall_seconds"), [(2.0, 20), (12.0, 12)])
+def test_the_throughput_shown_is_the_engines_for_the_same_service(client: TestClient, clock: Clock, rate: float,
+                                                                  wall_seconds: float) -> None:  # fmt: skip
+    _, html = run(client, clock, f"&arrival_rate={rate:g}", wall_seconds)
+    simulated = wall_seconds * SIMULATED_SECONDS / 60  # URL plays the run's five minutes in 60 s
+    snap = simulate_serving(ServingRun(model="llama-3.1-8b", gpus=1, arrival_rate=rate, max_batch=32), 1, simulated)
+    assert value(html, "throughput") == f"{num(snap.throughput_tokens_per_second)} tokens/s"
+    assert snap.throughput_tokens_per_second > 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.chips import chip_specs, prompt_timing
+from app.engine.chips import chip_specs, workload_timing
+from app.engine.errors import EngineError
 
 PARAMS_8B = 8_030_261_248  # Llama 3.1 8B, config.json
 
@@ -24,26 +25,55 @@ def test_cpu_peaks_are_the_arithmetic_of_the_reference() -> None:
 
 
 def test_the_prefill_of_2048_tokens_takes_33_ms_on_one_h100_at_peak() -> None:
-    t = prompt_timing("llama-3.1-8b", 2048, "avx512-fp32")
-    assert t.flops == pytest.approx(2 * PARAMS_8B * 2048)
-    assert t.gpu_seconds == pytest.approx(33.3e-3, rel=0.02)  # case 12 at 100 %
-    assert t.node_seconds == pytest.approx(t.gpu_seconds / 8)
+    t = workload_timing("llama-3.1-8b", "prefill", 2048, 1, "avx512-fp32")
+    assert t.flops == pytest.approx(2 * PARAMS_8B * 2048) and t.weight_reads == 1
+    assert t.gpu.seconds == pytest.approx(33.3e-3, rel=0.02)  # case 12 at 100 %
+    assert t.node.seconds == pytest.approx(t.gpu.seconds / 8)
+    assert t.cpu.binds == t.gpu.binds == t.node.binds == "compute"  # a prefill is maths-bound on every side
 
 
 def test_against_avx512_the_gpu_is_tens_of_times_faster_against_amx_a_few() -> None:
-    avx = prompt_timing("llama-3.1-8b", 2048, "avx512-fp32")
-    amx = prompt_timing("llama-3.1-8b", 2048, "amx-bf16")
+    avx = workload_timing("llama-3.1-8b", "prefill", 2048, 1, "avx512-fp32")
+    amx = workload_timing("llama-3.1-8b", "prefill", 2048, 1, "amx-bf16")
     assert avx.ratio == pytest.approx(989 / 14.336, rel=0.01) and avx.ratio > 10
     assert amx.ratio == pytest.approx(989 / 229.4, rel=0.01) and 1 < amx.ratio < 10
     assert avx.cpu_peak_name.startswith("AVX-512") and amx.cpu_peak_name.startswith("AMX")
 
 
-def test_a_decode_step_reads_the_weights_at_each_chips_bandwidth() -> None:
-    t = prompt_timing("llama-3.1-8b", 1, "amx-bf16")
-    assert t.gpu_decode_seconds == pytest.approx(4.79e-3, rel=0.01)  # case 10
-    assert t.cpu_decode_seconds == pytest.approx(16.06e9 / 614.4e9, rel=0.01)
+def test_one_read_of_the_weights_takes_each_chips_bandwidth_time() -> None:
+    t = workload_timing("llama-3.1-8b", "decode", 1, 1, "amx-bf16")
+    assert t.gpu_read_seconds == pytest.approx(4.79e-3, rel=0.01)  # case 10
+    assert t.cpu_read_seconds == pytest.approx(16.06e9 / 614.4e9, rel=0.01)
 
 
 def test_a_mixture_of_experts_prompt_costs_the_active_parameters_only() -> None:
-    t = prompt_timing("mixtral-8x7b", 100, "amx-bf16")
+    t = workload_timing("mixtral-8x7b", "prefill", 100, 1, "amx-bf16")
     assert t.flops < 2 * 20e9 * 100  # 12.9 B active, not 46.7 B
+
+
+def test_a_training_step_costs_three_times_the_prefill_of_the_same_tokens() -> None:
+    step = workload_timing("llama-3.1-8b", "train-step", 2048, 8, "amx-bf16")
+    prefill = workload_timing("llama-3.1-8b", "prefill", 2048, 8, "amx-bf16")
+    assert step.flops == pytest.approx(6 * PARAMS_8B * 8 * 2048) == 3 * prefill.flops
+    assert step.weight_reads == 3 and step.flops_per_parameter == 6
+    assert step.gpu.seconds == pytest.approx(step.flops / 989e12)  # maths-bound at the bf16 peak
+
+
+def test_single_sequence_decode_is_paced_by_memory_so_the_gpu_leads_by_the_bandwidth_ratio() -> None:
+    t = workload_timing("llama-3.1-8b", "decode", 256, 1, "avx512-fp32")
+    assert t.flops == pytest.approx(2 * PARAMS_8B * 256) and t.weight_reads == 256
+    assert t.gpu.binds == t.cpu.binds == "memory-bandwidth"
+    assert t.gpu.seconds == pytest.approx(256 * 4.79e-3, rel=0.01)  # 256 reads of 16.06 GB at 3.35 TB/s
+    assert t.ratio == pytest.approx(3.35e12 / 614.4e9, rel=0.01)  # the bandwidth gap, not the FLOPS gap
+
+
+def test_batching_decode_lets_the_gpu_pull_ahead_of_the_cpus_again() -> None:
+    one = workload_timing("llama-3.1-8b", "decode", 256, 1, "avx512-fp32")
+    many = workload_timing("llama-3.1-8b", "decode", 256, 256, "avx512-fp32")
+    assert many.cpu.binds == "compute" and one.ratio < 6 < 50 < many.ratio
+    assert many.gpu.seconds < 2 * one.gpu.seconds  # 256 sequences for about the price of one
+
+
+def test_a_workload_with_no_tokens_is_refused() -> None:
+    with pytest.raises(EngineError):
+        workload_timing("llama-3.1-8b", "prefill", 0, 1, "amx-bf16")

@@ -1,0 +1,113 @@
+"""The dgx-1 panel's text twins: what a screen reader hears of each GPU, the announcement of a change, the
+legend, and the power a running workload draws."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from urllib.parse import urlencode
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.engine.hardware import H100_SXM, node
+from app.engine.placement import H100_IDLE_WATTS
+from app.engine.plan import PlanRequest, make_plan
+from app.format import gb, watts
+from app.widgets import _live
+
+HX = {"HX-Request": "true"}
+SERVE_8B_ON_2 = PlanRequest(model="llama-3.1-8b", gpus=2)
+
+
+def bar_labels(html: str) -> dict[int, str]:
+    """The text description of each GPU's memory bar, by GPU index."""
+    found = re.findall(r'<svg class="gpu-bar"[^>]*aria-label="(GPU (\d+): [^"]*)"', html)
+    return {int(index): label for label, index in found}
+
+
+def announcement(html: str) -> str:
+    found = re.search(r'<p id="dgx-announce"[^>]*>([^<]*)</p>', html)
+    assert found, "no dgx-announce element"
+    return found.group(1)
+
+
+def test_each_gpu_bar_says_in_words_what_it_holds(client: TestClient) -> None:
+    html = client.get("/widgets/plan?model=llama-3.1-8b&gpus=2", headers=HX).text
+    mem = make_plan(SERVE_8B_ON_2).per_gpu
+    parts = [("weights", mem.weights), ("kv cache", mem.kv_cache), ("activations", mem.activations),
+             ("runtime", mem.runtime)]  # fmt: skip
+    held = ", ".join(f"{name} {gb(size, 1)}" for name, size in parts if size > 0)
+    labels = bar_labels(html)
+    assert sorted(labels) == list(range(node().gpus))
+    for i in (0, 1):
+        assert labels[i] == f"GPU {i}: {gb(mem.total, 1)} of 80 GB; {held}"
+    assert all(labels[i] == f"GPU {i}: 0.0 GB of 80 GB; empty" for i in range(2, 8))
+
+
+def test_the_announcement_is_a_polite_status_that_says_what_gpu_0_now_holds(client: TestClient) -> None:
+    page = client.get("/widgets/plan").text  # the widget's own page carries the live region
+    assert re.search(r'<p id="dgx-announce"[^>]*role="status"', page) and 'aria-live="polite"' in page
+    fits = client.get("/widgets/plan?model=llama-3.1-8b", headers=HX).text
+    total = make_plan(PlanRequest(model="llama-3.1-8b")).per_gpu.total
+    assert announcement(fits) == f"GPU 0: {gb(total, 1)} of 80 GB. serving Llama 3.1 8B (bf16) on 1 GPU."
+    assert announcement(fits).startswith("GPU 0: 19.0 GB of 80 GB")
+    assert 'id="dgx-announce" class="visually-hidden" hx-swap-oob="innerHTML"' in fits
+
+
+def test_an_overflow_is_announced_with_the_gpu_and_how_much_too_much(client: TestClient) -> None:
+    html = client.get("/widgets/plan?model=llama-3.1-70b", headers=HX).text
+    total = make_plan(PlanRequest(model="llama-3.1-70b")).per_gpu.total
+    assert announcement(html) == (
+        f"GPU 0 overflows: needs {gb(total, 1)} of 80 GB, {gb(total - H100_SXM.memory_bytes, 1)} too much."
+    )
+
+
+def test_the_legend_names_every_part_a_gpu_can_hold_in_stacking_order(client: TestClient) -> None:
+    html = client.get("/widgets/plan", headers=HX).text
+    legend = re.search(r'<ul class="legend" aria-label="Legend">(.*?)</ul>', html, re.S)
+    assert legend
+    names = [re.sub(r"<[^>]+>", "", item).strip() for item in re.findall(r"<li>(.*?)</li>", legend.group(1), re.S)]
+    assert names[:6] == ["Weights", "KV cache", "Activations", "Gradients", "Optimizer state", "Runtime"]
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
+    c = Clock(3_000_000.0)
+    monkeypatch.setattr(_live, "clock", c)
+    yield c
+
+
+def power(html: str) -> tuple[list[str], str]:
+    """Each GPU's power and the eight together, as the panel writes them."""
+    each = re.findall(r'<span class="gpu-util">[^<]*· ([^<]*)</span>', html)
+    total = re.search(r'<p class="panel-total">[^<]*· ([^<]*) for the GPUs</p>', html)
+    assert total
+    return each, total.group(1)
+
+
+def test_a_running_training_run_draws_full_power_and_an_idle_node_idle_power(client: TestClient,
+                                                                             clock: Clock) -> None:  # fmt: skip
+    url = "/widgets/training-run?play_seconds=20&w=1&model=llama-3.1-8b&gpus=8&loader_samples_per_second=1000"
+    ready = client.get(url, headers=HX).text
+    assert power(ready) == ([watts(H100_IDLE_WATTS)] * 8, watts(8 * H100_IDLE_WATTS))
+    started = client.get(url + "&action=start", headers=HX).text
+    state = dict(re.findall(r'<input type="hidden" name="(started_at|elapsed|run_of)" value="([^"]*)">', started))
+    clock.now += 3
+    running = client.get(f"{url}&{urlencode(state)}", headers=HX).text
+    assert "computing" in running
+    assert power(running) == ([watts(H100_SXM.tdp_watts)] * 8, watts(8 * H100_SXM.tdp_watts))  # 700 W, 5.6 kW
+
+
+def test_a_training_job_at_any_mfu_draws_full_power_as_the_training_run_does(client: TestClient) -> None:
+    for mfu in ("0.2", "0.5"):
+        html = client.get(f"/widgets/compute-time?mfu={mfu}", headers=HX).text
+        assert power(html) == ([watts(H100_SXM.tdp_watts)] * 8, watts(8 * H100_SXM.tdp_watts))
