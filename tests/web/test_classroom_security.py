@@ -230,3 +230,19 @@ def test_the_access_log_never_shows_an_instructors_key(room: Room) -> None:
                               None)
     access.filter(token)
     assert "s3cret" not in token.getMessage()
+
+
+def test_a_class_title_made_of_markup_shows_as_text_on_every_instructor_and_learner_page(room: Room) -> None:
+    created = room.instructor.create(title=XSS)
+    client = room.instructor.client
+    views = {"created": created.page, "dashboard": room.instructor.open_dashboard(created),
+             "cockpit": client.get(f"/teach/{created.code}/cockpit").text,
+             "projector": client.get(f"/teach/{created.code}/projector").text}
+    learner = room.learner()
+    learner.joins(created.code, "Ada")
+    views["own page"] = learner.open(f"/class/{created.code}")
+    views["step"] = learner.open(f"/lessons/{LESSON}/1")
+    views["deleted"] = room.instructor.post("delete", confirm=created.code).text
+    for where, html in views.items():
+        assert XSS not in html and "<script>alert" not in html, where
+    assert all(ESCAPED in views[w] for w in ("created", "dashboard", "cockpit", "deleted")), views["deleted"][:3000]
