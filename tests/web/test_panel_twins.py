@@ -4,17 +4,17 @@ legend, and the power a running workload draws."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from urllib.parse import urlencode
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.engine.hardware import H100_SXM, node
 from app.engine.placement import H100_IDLE_WATTS
 from app.engine.plan import PlanRequest, make_plan
 from app.format import gb, watts
-from app.widgets import _live
+from tests.web.live_clock import Clock, clock_fixture
+
+__all__ = ["clock_fixture"]
 
 HX = {"HX-Request": "true"}
 SERVE_8B_ON_2 = PlanRequest(model="llama-3.1-8b", gpus=2)
@@ -71,19 +71,6 @@ def test_the_legend_names_every_part_a_gpu_can_hold_in_stacking_order(client: Te
     assert names[:6] == ["Weights", "KV cache", "Activations", "Gradients", "Optimizer state", "Runtime"]
 
 
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
-    c = Clock(3_000_000.0)
-    monkeypatch.setattr(_live, "clock", c)
-    yield c
 
 
 def power(html: str) -> tuple[list[str], str]:

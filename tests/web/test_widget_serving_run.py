@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,27 +11,16 @@ from fastapi.testclient import TestClient
 from app.engine.serving_run import ServingRun, simulate_serving
 from app.format import num
 from app.main import create_app
-from app.widgets import _live
 from app.widgets.serving_run import SIMULATED_SECONDS
 from tests.conftest import make_settings
+from tests.web.live_clock import Clock, clock_fixture
+
+__all__ = ["clock_fixture"]
 
 HX = {"HX-Request": "true"}
 URL = "/widgets/serving-run?play_seconds=60&w=1&lesson=what-ai-workloads-need&step=8"
 
 
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
-    c = Clock(2_000_000.0)
-    monkeypatch.setattr(_live, "clock", c)
-    yield c
 
 
 def value(html: str, key: str) -> str:
@@ -143,7 +131,7 @@ def test_bad_input_is_refused_beside_its_field(client: TestClient, clock: Clock,
 
 
 def test_the_same_settings_and_start_time_give_the_same_page_in_a_fresh_app(tmp_path: Path, clock: Clock) -> None:
-    query = URL + "&arrival_rate=9&seed=3&started_at=1999970&run_of="
+    query = URL + f"&arrival_rate=9&seed=3&started_at={clock.now - 30:.0f}&run_of="
     pages = []
     for name in ("a", "b"):
         with TestClient(create_app(make_settings(tmp_path / name))) as fresh:
@@ -152,8 +140,9 @@ def test_the_same_settings_and_start_time_give_the_same_page_in_a_fresh_app(tmp_
 
 
 def test_another_seed_brings_other_arrivals(client: TestClient, clock: Clock) -> None:
-    a = client.get(URL + "&arrival_rate=5&seed=1&started_at=1999970&run_of=", headers=HX).text
-    b = client.get(URL + "&arrival_rate=5&seed=2&started_at=1999970&run_of=", headers=HX).text
+    started = f"&started_at={clock.now - 30:.0f}&run_of="  # half a minute into the run
+    a = client.get(URL + "&arrival_rate=5&seed=1" + started, headers=HX).text
+    b = client.get(URL + "&arrival_rate=5&seed=2" + started, headers=HX).text
     bars = [re.findall(r'class="bar-arrivals" d="([^"]+)"', h) for h in (a, b)]
     assert bars[0] and bars[0] != bars[1]
 

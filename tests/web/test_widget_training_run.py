@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -11,28 +10,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.widgets import _live
 from tests.conftest import make_settings
+from tests.web.live_clock import Clock, clock_fixture
+
+__all__ = ["clock_fixture"]
 
 HX = {"HX-Request": "true"}
 URL = "/widgets/training-run?play_seconds=20&w=1&lesson=what-ai-workloads-need&step=5"
 
 
-class Clock:
-    """The wall clock the live widgets read, set by the test."""
-
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
-    c = Clock(1_000_000.0)
-    monkeypatch.setattr(_live, "clock", c)
-    yield c
 
 
 def value(html: str, key: str) -> str:
