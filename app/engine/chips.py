@@ -87,10 +87,6 @@ def cpu_peak(which: CpuPeak) -> float:
 
 Workload = Literal["prefill", "train-step", "decode"]
 
-# A training step reads the weights three times: the forward pass, then the backward pass once for the
-# activation gradients and once for the weight gradients (the count the plan's training step uses).
-TRAIN_STEP_WEIGHT_READS = 3
-
 
 class WorkloadTiming(BaseModel):
     """The same work on dgx-1's CPUs, one H100 and all eight: FLOPs ÷ peak, floored by the weight reads.
@@ -112,13 +108,10 @@ class WorkloadTiming(BaseModel):
     flops: float = Field(description="flops_per_parameter × active parameters × batch × tokens")
     weight_bytes: int = Field(description="The model's bf16 weights, bytes")
     weight_reads: int = Field(description="Weight reads: 1 a prefill, 3 a training step, 1 each decode step")
-    bytes_read: float = Field(description="Weight bytes read in all (a mixture of experts reads the experts it uses)")
     cpu_peak: CpuPeak = Field(description="Which CPU peak is compared")
     cpu_peak_name: str = Field(description="That peak in words")
     cpu_peak_flops: float = Field(description="That peak, FLOP/s, both sockets")
-    cpu_bandwidth: float = Field(description="The CPUs' DDR5 bandwidth, bytes/s")
     gpu_peak_flops: float = Field(description="One H100's dense bf16 peak, FLOP/s")
-    gpu_bandwidth: float = Field(description="One H100's HBM bandwidth, bytes/s")
     node_gpus: int = Field(description="GPUs in dgx-1")
     cpu: compute.Bound = Field(description="The CPUs: compute and memory time, the larger binds")
     gpu: compute.Bound = Field(description="One H100")
@@ -139,7 +132,7 @@ def workload_timing(
     n, seen = arch.active_parameters, batch * tokens
     train = workload == "train-step"
     flops = compute.training_flops(n, seen) if train else compute.inference_flops(n, seen)
-    reads = tokens if workload == "decode" else TRAIN_STEP_WEIGHT_READS if train else 1
+    reads = tokens if workload == "decode" else compute.TRAIN_STEP_WEIGHT_READS if train else 1
     weights = memory.weight_bytes(arch, "bf16")
     per_read = compute.weight_share_read(arch, batch if workload == "decode" else seen)
     nbytes = reads * weights * per_read
@@ -150,9 +143,9 @@ def workload_timing(
     return WorkloadTiming(
         model=arch.name, workload=workload, tokens=tokens, batch=batch, parameters=n, total_tokens=seen,
         flops_per_parameter=round(flops / (n * seen)),
-        flops=flops, weight_bytes=weights, weight_reads=reads, bytes_read=nbytes, cpu_peak=which,
-        cpu_peak_name=CPU_PEAK_NAMES[which], cpu_peak_flops=cpu_flops, cpu_bandwidth=cpu.memory_bandwidth,
-        gpu_peak_flops=gpu_flops, gpu_bandwidth=gpu.bandwidth, node_gpus=gpus, cpu=on_cpu, gpu=on_gpu,
+        flops=flops, weight_bytes=weights, weight_reads=reads, cpu_peak=which,
+        cpu_peak_name=CPU_PEAK_NAMES[which], cpu_peak_flops=cpu_flops,
+        gpu_peak_flops=gpu_flops, node_gpus=gpus, cpu=on_cpu, gpu=on_gpu,
         node=compute.bound(on_gpu.compute_seconds / gpus, on_gpu.memory_seconds / gpus),
         ratio=on_cpu.seconds / on_gpu.seconds, cpu_read_seconds=weights / cpu.memory_bandwidth,
         gpu_read_seconds=weights / gpu.bandwidth, bandwidth_ratio=gpu.bandwidth / cpu.memory_bandwidth,

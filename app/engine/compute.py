@@ -13,6 +13,10 @@ from app.engine.units import BITS_PER_PRECISION
 
 Binds = Literal["compute", "memory-bandwidth"]
 
+# A training step reads the weights three times: the forward pass, then the backward pass once for the
+# activation gradients and once for the weight gradients.
+TRAIN_STEP_WEIGHT_READS = 3
+
 
 def training_flops(active_parameters: float, tokens: float, recompute: bool = False) -> float:
     """6·N·D: forward 2·N·D plus backward 4·N·D; 8·N·D when full recomputation reruns the forward."""

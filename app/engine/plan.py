@@ -136,7 +136,8 @@ def _train_step(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown) -> c
     tokens = req.batch_size * req.context_tokens
     flops = compute.training_flops(arch.active_parameters, tokens, req.activation_checkpointing)
     state = memory.training_state(req.optimizer, req.precision)
-    moved = 3 * arch.parameters * state.weights + 2 * (mem.gradients + mem.optimizer + mem.activations)
+    weights_read = compute.TRAIN_STEP_WEIGHT_READS * arch.parameters * state.weights
+    moved = weights_read + 2 * (mem.gradients + mem.optimizer + mem.activations)
     return compute.bound(flops / (_train_peak(gpu, req) * req.mfu), moved / gpu.bandwidth)
 
 

@@ -14,7 +14,7 @@ from app.classroom.class_models import Classroom
 from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
-from app.web.security import is_https, require_csrf
+from app.web.security import require_csrf, secure_cookie
 
 router = APIRouter()
 KEY_COOKIE = "gc_class_key"
@@ -72,7 +72,7 @@ def adopt_key(request: Request, klass: Classroom, settings: Any) -> Response | N
 def keep_key(request: Request, response: Response, klass: Classroom, key: str, settings: Any) -> Response:
     """The instructor's key in an HttpOnly cookie that only this class's /teach pages receive."""
     response.set_cookie(KEY_COOKIE, key, path=f"/teach/{klass.code}", max_age=30 * 24 * 3600, httponly=True,
-                        samesite="lax", secure=settings.secure_cookies or is_https(request.scope))
+                        samesite="lax", secure=secure_cookie(settings.secure_cookies, request.scope))
     return response
 
 

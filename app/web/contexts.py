@@ -154,28 +154,26 @@ class WidgetView(BaseModel):
     def field_names(self) -> list[str]:
         return list(self.values)
 
-    def changed(self) -> dict[str, str]:
-        """The inputs that differ from the lesson's own values."""
-        return {k: v for k, v in self.values.items() if self.defaults.get(k) != v}
+    def own_keys(self, values: Mapping[str, str] | None = None) -> dict[str, str]:
+        """This widget's inputs (its current ones unless given) that differ from the lesson's, as link keys."""
+        values = self.values if values is None else values
+        return {f"{self.wid}.{k}": v for k, v in values.items() if self.defaults.get(k) != v}
 
     def link_keys(self) -> dict[str, str]:
         """Every changed input of the step, this widget's and the others', as link keys in widget order."""
-        own = {f"{self.wid}.{k}": v for k, v in self.changed().items()}
-        return _in_order({**self.carry, **own})
+        return _in_order({**self.carry, **self.own_keys()})
 
     def share_url(self) -> str:
         """The address of this widget's inputs on its step (X-Share-Url); the fragment names the widget, and
         static/app.js merges the keys into the address bar, keeping the other widgets' keys there."""
-        own = {f"{self.wid}.{k}": v for k, v in self.changed().items()}
-        return _address(self.action, own) + f"#{self.wid}"
+        return _address(self.action, self.own_keys()) + f"#{self.wid}"
 
     def url_with(self, changes: Mapping[str, Any]) -> str:
         """This instance's address (its step inside a lesson) with some inputs changed: a shareable link."""
         values = {**self.values, **{k: _text(v) for k, v in changes.items() if k in self.values}}
         if not self.lesson:  # the widget's own page reads plain keys
             return f"{self.action}?" + urlencode({"w": self.index, **values})
-        own = {f"{self.wid}.{k}": v for k, v in values.items() if self.defaults.get(k) != v}
-        return _address(self.action, _in_order({**self.carry, **own}))
+        return _address(self.action, _in_order({**self.carry, **self.own_keys(values)}))
 
 
 def _in_order(keys: Mapping[str, str]) -> dict[str, str]:

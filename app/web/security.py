@@ -85,7 +85,7 @@ class SecurityMiddleware:
 
     def __init__(self, app: ASGIApp, secure: bool) -> None:
         self.app = app
-        self.secure = secure  # always Secure (GPU_CLASSROOM_SECURE_COOKIES); otherwise only over HTTPS
+        self.secure = secure  # GPU_CLASSROOM_SECURE_COOKIES
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -110,16 +110,17 @@ class SecurityMiddleware:
                 if set_cookie:
                     cookie = Response()
                     cookie.set_cookie(LEARNER_COOKIE, signer.cookie.dumps(learner), max_age=ONE_YEAR,
-                                      httponly=True, samesite="lax", secure=self.secure or is_https(scope))
+                                      httponly=True, samesite="lax", secure=secure_cookie(self.secure, scope))
                     headers.append("set-cookie", cookie.headers["set-cookie"])
             await send(message)
 
         await self.app(scope, receive, send_hardened)
 
 
-def is_https(scope: Scope) -> bool:
-    """The request came over HTTPS (behind a trusted proxy, uvicorn has already applied X-Forwarded-Proto)."""
-    return scope.get("scheme") == "https"
+def secure_cookie(forced: bool, scope: Scope) -> bool:
+    """Mark a cookie Secure: always when the setting says so, else when the request came over HTTPS (behind a
+    trusted proxy, uvicorn has already applied X-Forwarded-Proto)."""
+    return forced or scope.get("scheme") == "https"
 
 
 async def require_csrf(request: Request) -> None:

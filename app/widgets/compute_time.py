@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.engine.models import get_model
-from app.engine.placement import NODE_GPUS, NodeLoad, spread
+from app.engine.placement import NODE_GPUS, GpuLoad, NodeLoad, spread
 from app.engine.plan import PlanRequest, make_plan, node_load
 from app.engine.sizing import SEQUENCE_TOKENS, ComputeTime, compute_time
 from app.engine.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_YEAR
@@ -67,10 +67,12 @@ class TimeView(BaseModel):
     models: list[tuple[str, str]]
     announcement: str
     sequence_tokens: int = Field(description="Tokens a sequence in the panel's memory plan")
-    fits: bool = Field(description="The training plan fits each GPU's memory")
-    per_gpu_bytes: int = Field(description="Memory the plan puts on each GPU")
-    gpu_watts: float = Field(description="Power of one busy GPU, from the engine")
     node: NodeLoad = Field(description="The run on dgx-1's eight GPUs")
+
+    @property
+    def first_gpu(self) -> GpuLoad:
+        """GPU 0 as the panel shows it: the plan's memory on each GPU, its power (or the overflow)."""
+        return self.node.gpus[0]
 
 
 def _chart(t: ComputeTime) -> TimeChart:
@@ -127,11 +129,9 @@ def compute(params: Params) -> TimeView:
     """Time of 6·N·D FLOPs at the chosen MFU, the curve over MFU, and the run placed on dgx-1."""
     t = compute_time(get_model(params.model), params.tokens, params.gpus, params.mfu)
     said = f"At {params.mfu:.0%} MFU: {seconds(t.seconds)}."
-    node = _run_on_node(params, t.model)
-    gpu0 = node.gpus[0]
     return TimeView(
         t=t, chart=_chart(t), models=MODEL_OPTIONS, announcement=said, sequence_tokens=SEQUENCE_TOKENS,
-        fits=node.fits, per_gpu_bytes=gpu0.used, gpu_watts=gpu0.power_w, node=node,
+        node=_run_on_node(params, t.model),
     )  # fmt: skip
 
 

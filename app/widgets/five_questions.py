@@ -21,7 +21,6 @@ from app.widgets.registry import get_widget, register
 
 LESSON = "what-ai-workloads-need"
 UTILISATION = 0.6  # the own-vs-rent step's starting utilisation
-LOADER_SEQUENCE_TOKENS = RUN_SEQUENCE_TOKENS  # the training-run step's sequence length
 MFU = 0.4
 
 
@@ -187,7 +186,7 @@ def _failure(c: _Plans) -> Answer:
     return Answer(
         key="failure", question="Why did it fail?", links=_links("failure", c.model), answer=answer,
         detail=f"Or a starved pipeline: eight H100s at {pct(MFU)} MFU take {num(rate)} tokens a second, "
-        f"{rate / LOADER_SEQUENCE_TOKENS:,.0f} sequences of {LOADER_SEQUENCE_TOKENS:,} tokens; a slower data "
+        f"{rate / RUN_SEQUENCE_TOKENS:,.0f} sequences of {RUN_SEQUENCE_TOKENS:,} tokens; a slower data "
         "loader leaves them waiting.",
     )  # fmt: skip
 

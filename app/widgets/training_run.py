@@ -27,7 +27,6 @@ from app.widgets._chart import Frame, Plot
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
 
-SEQUENCE_TOKENS = RUN_SEQUENCE_TOKENS  # the engine's run: short enough to train without recomputation
 # A starved run plays slower on screen, but at most this many times slower than the GPUs' own pace.
 MAX_SLOWDOWN = 4
 GPU_CHOICES = (1, 2, 4, 8, 16, 32, 64)
@@ -52,7 +51,7 @@ class Params(_live.LiveParams):
         ge=0.1,
         le=1e6,
         allow_inf_nan=False,
-        description=f"Sequences of {SEQUENCE_TOKENS:,} tokens a second the data loader delivers",
+        description=f"Sequences of {RUN_SEQUENCE_TOKENS:,} tokens a second the data loader delivers",
     )
 
     @field_validator("model")
@@ -81,7 +80,7 @@ class Result(BaseModel):
         (str(n), f"{n} ({n // 8} dgx-1 nodes)" if n > 8 else str(n)) for n in GPU_CHOICES
     ]
     play_options: list[tuple[str, str]] = _live.PLAY_OPTIONS
-    sequence_tokens: int = SEQUENCE_TOKENS
+    sequence_tokens: int = RUN_SEQUENCE_TOKENS
     fits: bool
     refusal: str = ""
     live: _live.LiveState
@@ -107,7 +106,7 @@ class Result(BaseModel):
 
 def _run(p: Params) -> TrainingRun:
     return TrainingRun(
-        model=p.model, gpus=p.gpus, sharding="zero3", batch_size=1, context_tokens=SEQUENCE_TOKENS,
+        model=p.model, gpus=p.gpus, sharding="zero3", batch_size=1, context_tokens=RUN_SEQUENCE_TOKENS,
         train_tokens=p.tokens, activation_checkpointing=False, mfu=p.mfu,
         loader_samples_per_second=p.loader_samples_per_second,
     )  # fmt: skip
@@ -204,7 +203,7 @@ def compute(params: Params) -> Result:
     node = training_load(run, shown, running=live.running)
     return Result(
         **base, fits=True, live=live, speed=speed, snap=snap,
-        gpu_sequences_per_second=snap.gpu_tokens_per_second / SEQUENCE_TOKENS,
+        gpu_sequences_per_second=snap.gpu_tokens_per_second / RUN_SEQUENCE_TOKENS,
         loader_tokens_per_second=snap.loader_tokens_per_second or 0.0,
         starved_share=1 - min(1.0, (snap.loader_tokens_per_second or 0) / snap.gpu_tokens_per_second),
         checkpoint_bytes=done.checkpoints[-1].bytes, checkpoint_count=done.checkpoints_written,
