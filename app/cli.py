@@ -1,4 +1,4 @@
-"""gpu-classroom serve | check | plan | migrate | profile | export."""
+"""gpu-classroom serve | author | new | check | plan | migrate | profile | export."""
 
 from __future__ import annotations
 
@@ -26,12 +26,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """Validate every lesson under PATH; print file:line: message for each problem."""
+    """Validate every lesson in the folders given (default: the configured ones); print file:line: message for
+    each problem."""
+    from functools import partial
+
     from app.lessons.loader import load_lessons
     from app.main import validate_lesson_block
 
-    root = Path(args.path or Settings().lessons_dir)
-    lessons, problems = load_lessons(root, validate_lesson_block, strict=False)
+    roots = [Path(p) for p in args.path] or Settings().lesson_dirs()
+    root = ", ".join(str(r) for r in roots)
+    lessons, problems = load_lessons(roots, partial(validate_lesson_block, seeds=args.seeds), strict=False)
     problems += _drill_self_checks(args.seeds)
     for p in problems:
         print(p)
@@ -101,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "the rate limits and HTTPS makes cookies Secure (default 127.0.0.1, or $FORWARDED_ALLOW_IPS)")
     serve.set_defaults(func=cmd_serve)
     check = sub.add_parser("check", help="validate lessons (and self-check drills)")
-    check.add_argument("path", nargs="?")
+    check.add_argument("path", nargs="*", help="lesson folders (default: the configured ones)")
     check.add_argument("--seeds", type=int, default=200, help="seeds per drill for the self-check")
     check.set_defaults(func=cmd_check)
     migrate = sub.add_parser("migrate", help="bring the database schema up to date")
@@ -123,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--mfu", type=float)
     plan.set_defaults(func=cmd_plan)
     for name, module, attr, text in (
+        ("author", "app.web.author", "add_parser", "serve while watching the lessons: each save reloads its lesson"),
+        ("new", "app.lessons.scaffold", "add_parser", "write a new lesson (two steps, a widget, a drill) to edit"),
         ("profile", "app.profiling", "add_parser", "time reading, parsing and arithmetic on this CPU"),
         ("export", "app.classroom.export", "add_parser", "export a class's data"),
     ):

@@ -52,8 +52,15 @@ def router_modules() -> list[object]:
     return [m for m in modules if hasattr(m, "router")]
 
 
-def validate_lesson_block(kind: str, name: str, params: dict[str, object]) -> list[str]:
-    """Check a widget or drill block of a lesson against the registries."""
+def validate_lesson_block(kind: str, name: str, params: dict[str, object], source: str = "",
+                          seeds: int | None = None) -> list[str]:
+    """Check a widget or drill block of a lesson against the registries; a drill the block declares itself is
+    self-checked over `seeds` draws (app/drills/declarative.py)."""
+    if kind == "drill" and "kind" in params:
+        from app.drills.declarative import SELF_CHECK_SEEDS
+        from app.web.lesson_drills import validate
+
+        return validate(name, params, source, SELF_CHECK_SEEDS if seeds is None else seeds)
     if kind == "widget":
         widget = get_widget(name)
         return [f"unknown widget '{name}'"] if widget is None else validate_block(widget, params)
@@ -65,8 +72,9 @@ def validate_lesson_block(kind: str, name: str, params: dict[str, object]) -> li
     return result
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A configured app; the database, migrations and lessons are set up in the lifespan."""
+def create_app(settings: Settings | None = None, *, author: bool = False) -> FastAPI:
+    """A configured app; the database, migrations and lessons are set up in the lifespan. `author`: watch the
+    lesson folders, reload a lesson on each save and refresh its open pages (app/web/author.py)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -76,7 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await db.migrate()
         app.state.db = db
         app.state.signer = Signer(settings.resolved_secret_key())
-        app.state.lessons, _ = load_lessons(settings.lessons_dir, validate_lesson_block)
+        app.state.lessons, _ = load_lessons(settings.lesson_dirs(), validate_lesson_block, strict=not author)
         freeze_startup_heap()
         yield
         await db.close()
@@ -95,6 +103,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)  # type: ignore[attr-defined]
         if hasattr(module, "install"):
             module.install(app)
+    if author:
+        from app.web.author import enable
+
+        enable(app, validate_lesson_block)
     return app
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -30,6 +31,10 @@ class Settings(BaseSettings):
         description="Signs learner cookies and CSRF tokens. Empty: generated once and kept in data_dir/secret_key.",
     )
     lessons_dir: Path = Field(default=Path("lessons"), description="Folder holding one folder per lesson.")
+    lessons_dirs: str = Field(
+        default="",
+        description="More lesson folders served beside lessons_dir, separated by os.pathsep (: on Linux and macOS).",
+    )
     environment: str = Field(default="development", description="`production` refuses a placeholder secret key.")
     secure_cookies: bool = Field(
         default=False,
@@ -48,6 +53,11 @@ class Settings(BaseSettings):
         if self.environment == "production" and self.secret_key.strip().lower() in PLACEHOLDER_SECRETS:
             raise ValueError("GPU_CLASSROOM_SECRET_KEY must be set to a real secret in production")
         return self
+
+    def lesson_dirs(self) -> list[Path]:
+        """lessons_dir, then each folder of lessons_dirs (a folder named twice counts once)."""
+        dirs = [self.lessons_dir, *(Path(p).expanduser() for p in self.lessons_dirs.split(os.pathsep) if p.strip())]
+        return [d for i, d in enumerate(dirs) if d.resolve() not in {e.resolve() for e in dirs[:i]}]
 
     def resolved_database_url(self) -> str:
         """The database URL, SQLite under data_dir when none is set."""

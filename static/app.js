@@ -161,4 +161,24 @@
     const spot = fresh && (fresh.querySelector("[data-focus-after-swap]") || fresh.querySelector(".widget-title"));
     if (spot) spot.focus();
   });
+
+  // Author mode only (`gpu-classroom author`): the server says when this page's lesson was reloaded from a
+  // save; reload the page where the reader was. Elsewhere there is no #author-mode and nothing runs.
+  const SCROLL_KEY = "gc-author-scroll";
+  document.addEventListener("DOMContentLoaded", () => {
+    const mode = document.getElementById("author-mode");
+    if (!mode || !window.EventSource) return;
+    const here = location.pathname + location.search;
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(SCROLL_KEY) || "null");
+      sessionStorage.removeItem(SCROLL_KEY);
+      if (saved && saved.at === here) window.scrollTo(0, saved.y);
+    } catch (error) { /* storage off: the page opens at the top */ }
+    const source = new EventSource(mode.dataset.authorEvents);
+    source.addEventListener("reload", () => {
+      source.close();
+      try { sessionStorage.setItem(SCROLL_KEY, JSON.stringify({ at: here, y: window.scrollY })); } catch (error) { /* no storage */ }
+      location.reload();
+    });
+  });
 })();

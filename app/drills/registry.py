@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from app.drills.base import Drill
 
 DRILLS: dict[str, Drill] = {}
-NOT_DRILLS = {"answers", "base", "registry", "selfcheck", "seeds", "mistakes"}
+NOT_DRILLS = {"answers", "base", "declarative", "registry", "selfcheck", "seeds", "mistakes"}
 
 
 def register(drill: Drill) -> Drill:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from jinja2 import StrictUndefined
+from jinja2 import StrictUndefined, Template
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from app.format import FILTERS
@@ -53,6 +54,9 @@ class Evaluator:
         self.env.filters.update(FILTERS)
         self.env.globals.update(_engine_names())
         self._cache: dict[str, str] = {}
+        self._plain = self.env.overlay(autoescape=False)  # text a template escapes itself (a drill's prompt)
+        self._compiled: dict[str, Callable[..., Any]] = {}
+        self._templates: dict[str, Template] = {}
 
     def evaluate(self, expression: str) -> str:
         """The expression's value as text (HTML-escaped); ExpressionError with a readable reason."""
@@ -66,3 +70,26 @@ class Evaluator:
     def substitute(self, text: str) -> str:
         """Replace every {{ expression }} in a line of prose by its value."""
         return EXPRESSION.sub(lambda m: self.evaluate(m.group(1)), text)
+
+    def value(self, expression: str, names: Mapping[str, Any] | None = None) -> Any:
+        """The expression's value itself (a number, a string, a bool), with extra names such as a drill's
+        parameters; ExpressionError with a readable reason."""
+        try:
+            if expression not in self._compiled:
+                self._compiled[expression] = self.env.compile_expression(expression, undefined_to_none=False)
+            return self._compiled[expression](**(names or {}))
+        except Exception as exc:  # noqa: BLE001 - any failure is a lesson error to report
+            raise ExpressionError(f"cannot evaluate {expression.strip()!r}: {exc}") from exc
+
+    def text(self, template: str, names: Mapping[str, Any] | None = None) -> str:
+        """Plain text (not HTML-escaped) with each {{ expression }} over the extra names replaced by its value."""
+        try:
+            if template not in self._templates:
+                self._templates[template] = self._plain.from_string(template)
+            return self._templates[template].render(**(names or {}))
+        except Exception as exc:  # noqa: BLE001 - any failure is a lesson error to report
+            raise ExpressionError(f"cannot evaluate {template.strip()!r}: {exc}") from exc
+
+    def reserved(self) -> frozenset[str]:
+        """The names an expression already has (the engine's, Jinja's): a drill parameter may not hide one."""
+        return frozenset(self.env.globals)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,11 @@ FENCE_KINDS = ("widget", "drill", "cheatsheet")
 PROSE_FENCES = ("reveal",)  # Markdown inside, shown once the step's guesses are committed
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
-# Validates a block's YAML body; returns a message per problem (empty when the block is good).
-BlockValidator = Callable[[str, str, dict[str, Any]], list[str]]
+MAX_DRILL_NAME = 64  # a drill's name is stored in a 64-character column (drill_attempts, drill_state)
+
+# Validates a block (kind, name, YAML body as data, YAML body as written); returns a message per problem (empty when
+# the block is good). A message with an `offset` attribute is that many lines below the block's fence line.
+BlockValidator = Callable[[str, str, dict[str, Any], str], list[str]]
 
 
 class SectionSpec(BaseModel):
@@ -132,7 +135,7 @@ class StepRenderer:
             )
         if kind != "cheatsheet" and not name:
             problems.append(Problem(file=file, line=line, message=f"{kind} block needs a name: ```{kind} NAME"))
-        return Block(kind=kind, name=name, params=params, line=line)
+        return Block(kind=kind, name=name, params=params, line=line, source=content if kind == "drill" else "")
 
 
 def _prose_only(body: str) -> str:
@@ -168,6 +171,7 @@ def load_lesson(
                 steps.append(step)
                 numbers.append(step.number)
         sections.append(SectionInfo(title=section.title, steps=numbers))
+    _name_declared_drills(spec.slug, steps, problems)
     return Lesson(
         slug=spec.slug,
         title=spec.title,
@@ -179,6 +183,23 @@ def load_lesson(
         sections=sections,
         steps=steps,
     )
+
+
+def _name_declared_drills(slug: str, steps: list[Step], problems: list[Problem]) -> None:
+    """A drill declared in a lesson is named `lesson-slug/drill-id`: unique across lessons, stable in URLs."""
+    seen: dict[str, Path] = {}
+    for step in steps:
+        for block in step.blocks:
+            if not block.declared:
+                continue
+            block.name = f"{slug}/{block.name}"
+            if block.name in seen:
+                problems.append(Problem(file=str(step.file), line=block.line,
+                                        message=f"drill '{block.name}' is declared twice (also in {seen[block.name]})"))
+            if len(block.name) > MAX_DRILL_NAME:
+                problems.append(Problem(file=str(step.file), line=block.line, message=f"drill name '{block.name}' "
+                                        f"is longer than {MAX_DRILL_NAME} characters: shorten the drill's id"))
+            seen[block.name] = step.file
 
 
 def _load_step(
@@ -211,8 +232,9 @@ def _load_step(
     if validate is not None:
         for block in blocks:
             if block.kind in ("widget", "drill") and block.name:
-                for msg in validate(block.kind, block.name, block.params):
-                    problems.append(Problem(file=str(path), line=block.line, message=msg))
+                for msg in validate(block.kind, block.name, block.params, block.source):
+                    line = block.line + int(getattr(msg, "offset", 0))
+                    problems.append(Problem(file=str(path), line=line, message=str(msg)))
     return Step(number=number, file=path, section=section, meta=meta, blocks=blocks, words=words)
 
 
@@ -223,20 +245,25 @@ def _line_of(file: Path, needle: str) -> int:
     return 1
 
 
-def load_lessons(
-    root: Path, validate: BlockValidator | None = None, strict: bool = True
-) -> tuple[list[Lesson], list[Problem]]:
-    """Every lesson under root, ordered; with strict, raise LessonProblems when anything is wrong."""
+def lesson_folders(roots: Path | Sequence[Path]) -> tuple[list[Path], list[Problem]]:
+    """Every lesson folder (one holding lesson.yaml) in each root (a root may be one lesson's folder), each once,
+    and a problem for a root that is missing."""
+    folders: list[Path] = []
     problems: list[Problem] = []
-    renderer = StepRenderer(Evaluator())
-    lessons: list[Lesson] = []
-    if not root.is_dir():
-        problems.append(Problem(file=str(root), line=0, message="lessons folder does not exist"))
-    else:
-        for folder in sorted(p for p in root.iterdir() if (p / "lesson.yaml").is_file()):
-            lesson = load_lesson(folder, renderer, validate, problems)
-            if lesson is not None:
-                lessons.append(lesson)
+    for root in [roots] if isinstance(roots, Path) else roots:
+        if not root.is_dir():
+            problems.append(Problem(file=str(root), line=0, message="lessons folder does not exist"))
+        elif (root / "lesson.yaml").is_file():
+            folders.append(root)
+        else:
+            folders += sorted(p for p in root.iterdir() if (p / "lesson.yaml").is_file())
+    unique = {f.resolve(): f for f in reversed(folders)}  # the first mention of a folder wins
+    return [f for f in folders if unique[f.resolve()] is f], problems
+
+
+def duplicate_slugs(lessons: Sequence[Lesson]) -> list[Problem]:
+    """A problem for every lesson whose slug an earlier one (in any folder) already has."""
+    problems: list[Problem] = []
     seen: dict[str, Lesson] = {}
     for lesson in lessons:
         if lesson.slug in seen:
@@ -247,7 +274,23 @@ def load_lessons(
                     message=f"duplicate slug '{lesson.slug}' (also in {seen[lesson.slug].path / 'lesson.yaml'})",
                 )
             )
-        seen[lesson.slug] = lesson
+        seen.setdefault(lesson.slug, lesson)
+    return problems
+
+
+def load_lessons(
+    roots: Path | Sequence[Path], validate: BlockValidator | None = None, strict: bool = True
+) -> tuple[list[Lesson], list[Problem]]:
+    """Every lesson in the root folder (or folders), ordered; with strict, raise LessonProblems when anything is
+    wrong. A slug in two folders is a problem."""
+    folders, problems = lesson_folders(roots)
+    renderer = StepRenderer(Evaluator())
+    lessons: list[Lesson] = []
+    for folder in folders:
+        lesson = load_lesson(folder, renderer, validate, problems)
+        if lesson is not None:
+            lessons.append(lesson)
+    problems += duplicate_slugs(lessons)
     if strict and problems:
         raise LessonProblems(problems)
     return sorted(lessons, key=lambda le: (le.order, le.title)), problems

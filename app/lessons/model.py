@@ -47,6 +47,12 @@ class Block(BaseModel):
     name: str = ""
     params: dict[str, Any] = Field(default_factory=dict)
     line: int = 0
+    source: str = Field(default="", description="The block's YAML as written (line numbers of a declared drill)")
+
+    @property
+    def declared(self) -> bool:
+        """A drill declared in the lesson file (its YAML says `kind:`), named `lesson-slug/drill-id`."""
+        return self.kind == "drill" and "kind" in self.params
 
 
 class Step(BaseModel):

@@ -7,6 +7,7 @@ JSON:  GET  /api/drills                          the drills
        GET  /api/drills/{name}/question?seed=N   a question without its answer
        POST /api/drills/{name}/grade             grade answers for a seed: per part, the score, the solution
 
+{name} is a built-in drill's name, or `lesson-slug/drill-id` for a drill declared in a lesson's block.
 A learner's question comes from a seed of their id, the drill and the question number; the expected
 answer is computed when grading and never leaves the server before an attempt.
 """
@@ -26,12 +27,12 @@ from app.classroom import attempts
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited
 from app.drills.base import AnswerErrors, Drill, Feedback, PartResult, Question
-from app.drills.registry import all_drills, get_drill
 from app.drills.seeds import MAX_SEED, learner_seed
 from app.engine.placement import NodeLoad
 from app.lessons.model import Block, Lesson
 from app.web.contexts import panel_view
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson, is_htmx
+from app.web.lesson_drills import drill_for, every_drill, find_drill
 from app.web.security import require_csrf
 from app.web.templating import Templates
 
@@ -135,7 +136,7 @@ async def build_view(
     """The learner's current question in a drill block, with their last attempt graded again as feedback.
 
     `status`: where the learner stands, when the caller has just read or written it (saves a query)."""
-    drill = get_drill(block.name)
+    drill = drill_for(block)
     if drill is None:
         return None
     settings = drill.settings.model_validate(block.params)
@@ -194,10 +195,10 @@ def _locate(
     lessons: list[Lesson], name: str, slug: str, step: int, index: int
 ) -> tuple[Drill, Lesson, Block]:
     """The drill, lesson and block a form names; 404 unless that block is this drill."""
-    drill = get_drill(name)
     lesson = find_lesson(slug, lessons)
     block = dict(drill_blocks(lesson, step)).get(index)
-    if drill is None or block is None or block.name != name:
+    drill = drill_for(block) if block is not None and block.name == name else None
+    if drill is None or block is None:
         raise HTTPException(
             status_code=404, detail=f"There is no '{name}' drill at that place in the lesson."
         )
@@ -238,7 +239,7 @@ def _back(view_lesson: str, step: int, index: int, query: str = "") -> RedirectR
 FormInt = Annotated[int, Form(ge=0, le=1_000_000)]
 
 
-@router.post("/drills/{name}/answer", dependencies=[Depends(require_csrf)], response_class=HTMLResponse)
+@router.post("/drills/{name:path}/answer", dependencies=[Depends(require_csrf)], response_class=HTMLResponse)
 async def answer(
     request: Request,
     name: str,
@@ -325,7 +326,7 @@ async def _held(
     return await _render(request, db, tpl, learner, view, lessons, 423)
 
 
-@router.get("/drills/{name}/hint", response_class=HTMLResponse)
+@router.get("/drills/{name:path}/hint", response_class=HTMLResponse)
 async def hint(
     request: Request,
     name: str,
@@ -347,7 +348,7 @@ async def hint(
     return HTMLResponse(tpl.block(TEMPLATE, "hints", d=view, request=request), headers={"Vary": "HX-Request"})
 
 
-@router.post("/drills/{name}/next", dependencies=[Depends(require_csrf)], response_class=HTMLResponse)
+@router.post("/drills/{name:path}/next", dependencies=[Depends(require_csrf)], response_class=HTMLResponse)
 async def next_question(
     request: Request,
     name: str,
@@ -412,8 +413,8 @@ class GradeResponse(BaseModel):
     link: str | None = Field(description="The step that teaches it")
 
 
-def _drill_or_404(name: str) -> Drill:
-    drill = get_drill(name)
+def _drill_or_404(name: str, lessons: list[Lesson]) -> Drill:
+    drill = find_drill(lessons, name)
     if drill is None:
         raise HTTPException(status_code=404, detail=f"There is no drill called '{name}'.")
     return drill
@@ -427,8 +428,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 @api.get("", response_model=list[DrillInfo])
-async def list_drills() -> list[DrillInfo]:
-    """Every drill."""
+async def list_drills(lessons: Lessons) -> list[DrillInfo]:
+    """Every drill: the built-in ones and those the lessons declare (named lesson-slug/drill-id)."""
     return [
         DrillInfo(
             name=d.name,
@@ -436,20 +437,20 @@ async def list_drills() -> list[DrillInfo]:
             description=d.description,
             question=f"/api/drills/{d.name}/question?seed=0",
         )
-        for d in all_drills().values()
+        for d in every_drill(lessons).values()
     ]
 
 
-@api.get("/{name}/question", response_model=Question, responses=ERRORS)
-async def api_question(name: str, seed: Annotated[int, Query(ge=0, le=MAX_SEED)]) -> Question:
+@api.get("/{name:path}/question", response_model=Question, responses=ERRORS)
+async def api_question(name: str, lessons: Lessons, seed: Annotated[int, Query(ge=0, le=MAX_SEED)]) -> Question:
     """The question a seed generates, without its answer: prompt, parameters and parts."""
-    return _drill_or_404(name).question(seed)
+    return _drill_or_404(name, lessons).question(seed)
 
 
-@api.post("/{name}/grade", response_model=GradeResponse, responses=ERRORS)
-async def api_grade(name: str, body: Annotated[GradeRequest, Body()]) -> Response | GradeResponse:
+@api.post("/{name:path}/grade", response_model=GradeResponse, responses=ERRORS)
+async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, Body()]) -> Response | GradeResponse:
     """Grade answers for a seed: each part right or wrong with its expected value, the score, the solution."""
-    drill = _drill_or_404(name)
+    drill = _drill_or_404(name, lessons)
     q = drill.question(body.seed)
     try:
         fb = drill.grade(q, body.answers)

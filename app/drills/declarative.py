@@ -1,0 +1,484 @@
+"""Drills declared in a lesson file: a ```drill ID``` block whose YAML body starts with `kind: numeric` (or
+`kind: choice`), so an instructor writes a graded drill without Python.
+
+The body names the parameters to draw (from a list or a range, per learner from the seed), the prompt, the
+parts and their answers, the named wrong answers and the worked solution; every answer and every `{{ }}` in a
+text is an engine expression over the parameters. `build` turns the block into the same `Drill` the Python
+drills are, so it is graded, stored, mastered and self-checked by the same code (see docs/authoring.md).
+
+Expressions are evaluated by the object passed in (the lessons' `Evaluator`): drills do not import lessons.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import keyword
+import math
+import random
+import re
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from app.drills import answers as read
+from app.drills.base import (
+    SIZE_EXAMPLE,
+    BlockSettings,
+    Choice,
+    Drill,
+    Given,
+    Part,
+    PartKind,
+    Question,
+    Solution,
+    Value,
+    Variant,
+    close,
+    distinct,
+)
+from app.format import gb, gib
+
+MAX_DRAWS = 100  # redraws allowed to meet `require` before the question is an error
+MAX_CORNERS = 500  # every combination of listed values and range ends is checked when there are at most this many
+MAX_SOLVED = 1024  # solutions kept, by parameters
+SELF_CHECK_SEEDS = 50  # seeds the server checks when it loads a lesson; `gpu-classroom check --seeds` sets its own
+IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
+MISTAKE_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+PER_PARAMETER_UNITS = {"bytes per parameter", "bytes/parameter", "b/param"}
+Path = tuple[str | int, ...]
+
+
+class Expressions(Protocol):
+    """What a declared drill needs of the lessons' expression evaluator."""
+
+    def value(self, expression: str, names: Mapping[str, Any] | None = None) -> Any: ...
+
+    def text(self, template: str, names: Mapping[str, Any] | None = None) -> str: ...
+
+    def reserved(self) -> Collection[str]: ...
+
+
+class DeclaredDrillError(ValueError):
+    """An expression of a declared drill that fails or gives a value of the wrong kind, with where it is."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+# The block's YAML ---------------------------------------------------------------------------------------
+
+
+class Draw(BaseModel):
+    """How one parameter is drawn: from `choices`, or uniformly from `range: [low, high]` (whole numbers
+    when both ends are whole and no `digits` is given; `log: true` draws evenly across magnitudes)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    choices: list[str | int | float | bool] | None = Field(default=None, min_length=1)
+    range: list[int | float] | None = Field(default=None, min_length=2, max_length=2)
+    log: bool = False
+    digits: int | None = Field(default=None, ge=1, le=6, description="Significant digits of a drawn real number")
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Draw:
+        if (self.choices is None) == (self.range is None):
+            raise ValueError("give either choices: [...] or range: [low, high]")
+        if self.range is not None:
+            low, high = self.range
+            if low > high:
+                raise ValueError("range: the low end is above the high end")
+            if self.log and low <= 0:
+                raise ValueError("range: log needs a low end above 0")
+        return self
+
+    @property
+    def whole(self) -> bool:
+        return self.range is not None and all(isinstance(v, int) for v in self.range) and not self.log and \
+            self.digits is None
+
+    def draw(self, rng: random.Random) -> Any:
+        if self.choices is not None:
+            return rng.choice(self.choices)
+        assert self.range is not None
+        low, high = self.range
+        if self.whole:
+            return rng.randint(int(low), int(high))
+        x = 10 ** rng.uniform(math.log10(low), math.log10(high)) if self.log else rng.uniform(low, high)
+        return float(f"{x:.{self.digits}g}") if self.digits else x
+
+    def corners(self) -> list[Any]:
+        """The values worth checking every combination of: each listed value, each end of a range."""
+        if self.choices is not None:
+            return list(self.choices)
+        assert self.range is not None
+        low, high = self.range
+        if self.digits:
+            return sorted({float(f"{low:.{self.digits}g}"), float(f"{high:.{self.digits}g}")})
+        return [int(low), int(high)] if self.whole else [float(low), float(high)]
+
+
+def _expression_text(v: Any) -> Any:
+    """A bare YAML number or boolean written as an answer is the expression that gives it."""
+    return str(v).lower() if isinstance(v, bool) else str(v) if isinstance(v, int | float) else v
+
+
+class MistakeSpec(BaseModel):
+    """A named wrong answer: its value as an expression (`none` when it does not apply to a question) and what
+    to tell a learner who gives it, naming the principle."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=MISTAKE_ID.pattern)
+    answer: str = Field(min_length=1)
+    message: str = Field(min_length=1)
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _answer_text(cls, v: Any) -> Any:
+        return _expression_text(v)
+
+
+class ChoiceSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: str = Field(min_length=1)
+    label: str = Field(min_length=1)
+    names: list[str] = Field(default_factory=list)
+
+
+class PartSpec(BaseModel):
+    """One thing asked: `answer` is an expression (bytes for a size, as the engine gives them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=IDENT.pattern)
+    prompt: str = Field(min_length=1)
+    kind: PartKind | None = Field(default=None, description="Default: from the unit and the drill's kind")
+    unit: str = ""
+    tolerance: float = Field(default=0.0, ge=0, le=0.5)
+    example: str = ""
+    answer: str = Field(min_length=1)
+    choices: list[ChoiceSpec] = Field(default_factory=list)
+    mistakes: list[MistakeSpec] = Field(default_factory=list)
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _answer_text(cls, v: Any) -> Any:
+        return _expression_text(v)
+
+
+class GivenSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+
+
+class DrillSpec(BlockSettings):
+    """The YAML body of a declared drill block (`mastery` as for any drill block)."""
+
+    kind: Literal["numeric", "choice"] = Field(description="numeric: numbers with units; choice: pick one")
+    title: str = Field(min_length=1)
+    description: str = ""
+    parameters: dict[str, Draw] = Field(default_factory=dict)
+    require: str | None = Field(default=None, description="Redraw until this expression is true")
+    prompt: str = Field(min_length=1)
+    givens: list[GivenSpec] = Field(default_factory=list)
+    parts: list[PartSpec] = Field(min_length=1, max_length=10)
+    solution: list[str] = Field(min_length=1)
+    hints: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _parts_fit_the_drill(self) -> DrillSpec:
+        ids = [p.id for p in self.parts]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"two parts share an id: {ids}")
+        for p in self.parts:
+            kind = part_kind(self.kind, p)
+            if kind == "choice" and len(p.choices) < 2:
+                raise ValueError(f"part {p.id}: a choice part needs at least two choices")
+            if kind == "size" and p.unit.lower() not in read.SIZE_UNITS:
+                raise ValueError(f"part {p.id}: a size needs a unit such as GB, GiB or bytes, not '{p.unit}'")
+            if len({m.id for m in p.mistakes}) != len(p.mistakes):
+                raise ValueError(f"part {p.id}: two mistakes share an id")
+        return self
+
+
+def part_kind(drill_kind: str, p: PartSpec) -> PartKind:
+    """A part's kind: as given, else a choice in a choice drill, else from its unit (GB: a size; bytes per
+    parameter; anything else counts whole things, such as GPUs)."""
+    if p.kind is not None:
+        return p.kind
+    if drill_kind == "choice" or p.choices:
+        return "choice"
+    if p.unit.lower() in read.SIZE_UNITS:
+        return "size"
+    if p.unit.lower() in PER_PARAMETER_UNITS:
+        return "per_parameter"
+    return "count"
+
+
+EXAMPLES: dict[str, str] = {
+    "size": SIZE_EXAMPLE,
+    "per_parameter": "a number of bytes",
+    "count": "a whole number",
+    "yes_no": "yes or no",
+    "choice": "",
+}
+
+
+# The drill ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A parsed declared drill and the evaluator its expressions run in."""
+
+    name: str
+    spec: DrillSpec
+    ex: Expressions
+    solved: dict[str, Solution] = field(default_factory=dict, compare=False, repr=False)
+
+    def draw(self, rng: random.Random) -> dict[str, Any]:
+        """The parameters of one question (redrawn until `require` holds)."""
+        for _ in range(MAX_DRAWS):
+            values = {k: d.draw(rng) for k, d in self.spec.parameters.items()}
+            if self.meets_require(values):
+                return values
+        raise DeclaredDrillError(("require",), f"no draw in {MAX_DRAWS} meets require: {self.spec.require}")
+
+    def meets_require(self, values: Mapping[str, Any]) -> bool:
+        return self.spec.require is None or bool(self._value(("require",), self.spec.require, values))
+
+    def _value(self, path: Path, expression: str, values: Mapping[str, Any]) -> Any:
+        try:
+            return self.ex.value(expression, values)
+        except ValueError as exc:
+            raise DeclaredDrillError(path, str(exc)) from exc
+
+    def _text(self, path: Path, template: str, values: Mapping[str, Any]) -> str:
+        try:
+            return self.ex.text(template, values)
+        except ValueError as exc:
+            raise DeclaredDrillError(path, str(exc)) from exc
+
+    def question(self, values: Mapping[str, Any]) -> Question:
+        """The question these parameters make: texts evaluated, no answer in it."""
+        s = self.spec
+        parts = [
+            Part(id=p.id, prompt=self._text(("parts", i, "prompt"), p.prompt, values), kind=part_kind(s.kind, p),
+                 unit=p.unit, tolerance=p.tolerance, example=p.example or EXAMPLES[part_kind(s.kind, p)],
+                 choices=[Choice(value=c.value, label=self._text(("parts", i, "choices", j, "label"), c.label, values),
+                                 names=c.names) for j, c in enumerate(p.choices)])
+            for i, p in enumerate(s.parts)
+        ]  # fmt: skip
+        givens = [Given(label=g.label, text=self._text(("givens", i, "text"), g.text, values))
+                  for i, g in enumerate(s.givens)]  # fmt: skip
+        return Question(drill=self.name, title=self._text(("title",), s.title, values),
+                        prompt=self._text(("prompt",), s.prompt, values), givens=givens, parameters=dict(values),
+                        parts=parts)  # fmt: skip
+
+    def generate(self, rng: random.Random) -> Question:
+        return self.question(self.draw(rng))
+
+    def expected(self, q: Question) -> dict[str, Value]:
+        """Each part's expected value in base units (bytes for a size)."""
+        return {p.id: self._answer(("parts", i, "answer"), q.part(p.id), self._value(("parts", i, "answer"), p.answer,
+                                                                                    q.parameters))
+                for i, p in enumerate(self.spec.parts)}  # fmt: skip
+
+    def variants(self, q: Question) -> list[Variant]:
+        """Every named wrong answer that applies to this question, before dropping those a learner cannot
+        tell apart (the self-check reports those)."""
+        out = []
+        for i, p in enumerate(self.spec.parts):
+            for j, m in enumerate(p.mistakes):
+                path = ("parts", i, "mistakes", j, "answer")
+                raw = self._value(path, m.answer, q.parameters)
+                if raw is None:
+                    continue
+                message = self._text(("parts", i, "mistakes", j, "message"), m.message, q.parameters)
+                out.append(Variant(part=p.id, id=m.id, value=self._answer(path, q.part(p.id), raw), message=message))
+        return out
+
+    def solve(self, q: Question) -> Solution:
+        """The expected values, the mistakes a learner can tell apart, the worked solution and the hints (kept for
+        the last questions: grading one answer and showing its hints would otherwise evaluate them all again)."""
+        key = json.dumps(q.parameters, sort_keys=True)
+        if key not in self.solved:
+            if len(self.solved) >= MAX_SOLVED:
+                self.solved.clear()
+            self.solved[key] = self._solve(q)
+        return self.solved[key]
+
+    def _solve(self, q: Question) -> Solution:
+        expected = self.expected(q)
+        return Solution(
+            expected=expected,
+            variants=distinct(q, expected, self.variants(q)),
+            steps=[self._text(("solution", i), line, q.parameters) for i, line in enumerate(self.spec.solution)],
+            hints=[self._text(("hints", i), line, q.parameters) for i, line in enumerate(self.spec.hints)],
+        )
+
+    @staticmethod
+    def _answer(path: Path, part: Part, raw: Any) -> Value:
+        """An expression's value as the part's expected value, or DeclaredDrillError saying what is wrong."""
+        if part.kind == "yes_no":
+            if isinstance(raw, bool) or raw in ("yes", "no"):
+                return ("yes" if raw else "no") if isinstance(raw, bool) else str(raw)
+            raise DeclaredDrillError(path, f"a yes/no answer must be true or false, not {raw!r}")
+        if part.kind == "choice":
+            values = [c.value for c in part.choices]
+            if str(raw) in values and not isinstance(raw, bool):
+                return str(raw)
+            raise DeclaredDrillError(path, f"gives {raw!r}, which is not one of the choices {values}")
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            raise DeclaredDrillError(path, f"gives {raw!r}, not a number")
+        if not math.isfinite(raw) or raw < 0:
+            raise DeclaredDrillError(path, f"gives {raw!r}: an answer is a finite number, 0 or more")
+        return float(raw)
+
+
+def malformed(spec: DrillSpec) -> tuple[dict[str, str], ...]:
+    """Answers that must be refused rather than graded: each part left empty, and a size given as a rate."""
+    out = [{p.id: ""} for p in spec.parts]
+    out += [{p.id: "128 GB/s"} for p in spec.parts if part_kind(spec.kind, p) == "size"]
+    return tuple(out)
+
+
+def parse(params: Mapping[str, Any]) -> DrillSpec:
+    """The block's YAML as a spec; ValidationError when it does not fit the format."""
+    return DrillSpec.model_validate(dict(params))
+
+
+def build(name: str, spec: DrillSpec, ex: Expressions) -> Drill:
+    """The Drill a declared block makes, graded and stored like any other (its settings model is the spec)."""
+    declared = Declared(name=name, spec=spec, ex=ex)
+    return Drill(name=name, title=spec.title if "{{" not in spec.title else name.rpartition("/")[2],
+                 description=spec.description or f"Declared in a lesson: {spec.title}", generate=declared.generate,
+                 solve=declared.solve, settings=DrillSpec, malformed=malformed(spec))  # fmt: skip
+
+
+# The self-check -----------------------------------------------------------------------------------------
+
+
+class Located(str):
+    """A problem message with its line counted from the block's first body line (the loader adds the block's)."""
+
+    offset: int
+
+    def __new__(cls, message: str, offset: int) -> Located:
+        obj = super().__new__(cls, message)
+        obj.offset = offset
+        return obj
+
+
+def yaml_lines(source: str) -> dict[Path, int]:
+    """The line (from 1, within the block's body) of each key and item of the YAML, by its path."""
+    lines: dict[Path, int] = {}
+    try:
+        root = yaml.compose(source)
+    except yaml.YAMLError:
+        return lines
+
+    def walk(node: yaml.Node, path: Path) -> None:
+        lines[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                lines[(*path, str(key.value))] = key.start_mark.line + 1
+                walk(value, (*path, str(key.value)))
+                lines[(*path, str(key.value))] = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                walk(item, (*path, i))
+
+    if root is not None:
+        walk(root, ())
+    return lines
+
+
+def _line(lines: Mapping[Path, int], path: Sequence[str | int]) -> int:
+    for n in range(len(path), -1, -1):
+        if tuple(path[:n]) in lines:
+            return lines[tuple(path[:n])]
+    return 0
+
+
+def _where(path: Sequence[str | int]) -> str:
+    return ".".join(str(p) for p in path) or "block"
+
+
+def _draws(d: Declared, seeds: int) -> Iterator[tuple[str, dict[str, Any] | None, int]]:
+    """(what, parameters, seed) to check: each seed's draw, then every combination of listed values and range
+    ends (when there are few enough) that meets `require`; parameters None means: draw from the seed."""
+    for seed in range(seeds):
+        yield f"seed {seed}", None, seed
+    spec = d.spec.parameters
+    corners = [draw.corners() for draw in spec.values()]
+    if math.prod(len(c) for c in corners) <= MAX_CORNERS:
+        for combo in itertools.product(*corners):
+            yield "", dict(zip(spec, combo, strict=True)), 0
+
+
+def _one_draw(d: Declared, drill: Drill, values: dict[str, Any], seed: int) -> list[tuple[Path, str]]:
+    """Problems with one question, each with the path of the YAML it comes from."""
+    from app.drills.selfcheck import check_question
+
+    if not d.meets_require(values):
+        return []
+    q = d.question(values).model_copy(update={"seed": seed})
+    expected = d.expected(q)
+    found: list[tuple[Path, str]] = []
+    for v in d.variants(q):
+        i = next(n for n, p in enumerate(d.spec.parts) if p.id == v.part)
+        j = next(n for n, m in enumerate(d.spec.parts[i].mistakes) if m.id == v.id)
+        tol = q.part(v.part).tolerance
+        if close(v.value, expected[v.part], tol) or close(expected[v.part], v.value, tol):
+            found.append((("parts", i, "mistakes", j, "answer"),
+                          f"mistake '{v.id}' equals the right answer (within {tol * 100:g} %), so it would be graded "
+                          "right: make it differ, return none where it does not apply, or rule these parameters "
+                          "out with require"))  # fmt: skip
+    solution = drill.solve(q)
+    found += [(("parts",), m) for m in check_question(drill, q, solution)]
+    shown = " ".join([q.title, q.prompt, *(g.text for g in q.givens), *solution.hints])
+    for i, p in enumerate(q.parts):
+        value = expected[p.id]
+        if p.kind == "size" and isinstance(value, float) and value > 0 and any(
+                text in shown for text in (gb(value), gib(value))):  # fmt: skip
+            found.append((("parts", i, "answer"), "the question or a hint shows this part's answer"))
+    return found
+
+
+def check(params: Mapping[str, Any], source: str, ex: Expressions, seeds: int = SELF_CHECK_SEEDS,
+          name: str = "drill") -> list[Located]:  # fmt: skip
+    """Problems with a declared drill block, each at its line: the format, then, over `seeds` draws and every
+    combination of listed values and range ends, an expression that fails or gives the wrong kind of value, a
+    mistake graded right or shadowed by another, the expected answer not scoring, unreadable input graded."""
+    lines = yaml_lines(source)
+    try:
+        spec = parse(params)
+    except ValidationError as exc:
+        return [Located(f"drill {name}: {_where(e['loc'])}: {e['msg']}", _line(lines, e["loc"])) for e in exc.errors()]
+    problems = [Located(f"drill {name}: parameters.{k}: a parameter's name must be a lowercase identifier", _line(
+        lines, ("parameters", k))) for k in spec.parameters if not IDENT.match(k) or keyword.iskeyword(k)]
+    problems += [Located(f"drill {name}: parameters.{k}: '{k}' is an engine name; call the parameter something else",
+                         _line(lines, ("parameters", k))) for k in spec.parameters if k in ex.reserved()]
+    if problems:
+        return problems
+    declared = Declared(name=name, spec=spec, ex=ex)
+    drill = build(name, spec, ex)
+    first: dict[Path, str] = {}
+    for what, values, seed in _draws(declared, seeds):
+        try:
+            values = declared.draw(random.Random(seed)) if values is None else values
+            found = _one_draw(declared, drill, values, seed)
+        except DeclaredDrillError as exc:
+            found = [(exc.path, str(exc))]
+        for path, message in found:
+            first.setdefault(path, f"{message} (parameters {values}{', ' + what if what else ''})")
+    return [Located(f"drill {name}: {_where(path)}: {msg}", _line(lines, path)) for path, msg in first.items()]

@@ -1,0 +1,158 @@
+"""Author mode: `gpu-classroom author [LESSON_DIR ...]` serves the lessons and watches their folders.
+
+On each save the changed lesson alone is reloaded (app/lessons/watch.py), and every open page of that lesson
+refreshes itself, keeping its scroll position: the page listens to `GET /author/events?lesson=SLUG&version=N`
+(server-sent events) and static/app.js reloads it when the lesson's version moves past N. A lesson with
+problems keeps its last good version on screen under a banner of `file:line: message`. None of this exists
+outside author mode: the events route and the banner are added by `enable(app)` only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from app.lessons.loader import BlockValidator
+from app.lessons.watch import AuthorLessons, lesson_folder_of
+from app.settings import Settings
+
+log = logging.getLogger("gpu_classroom.author")
+EVENTS = "/author/events"
+STREAM_SECONDS = 25.0  # an event stream ends after this (the browser reconnects), so a shutdown never waits long
+CHECK_EVERY = 0.05  # seconds between looks at a lesson's version while a page waits for a change
+WATCH_STEP_MS = 50  # a burst of saves is one reload once the files have been quiet this long
+WATCH_DEBOUNCE_MS = 400  # ... or after this long at most
+
+author_router = APIRouter(include_in_schema=False)  # not `router`: app.main includes those in every app
+
+
+class AuthorView(BaseModel):
+    """What a page shows in author mode: the problems of its lesson and where to hear of the next version."""
+
+    lesson: str | None = Field(description="The page's lesson slug; None for pages of no single lesson")
+    version: int
+    problems: list[str] = Field(description="file:line: message, as `gpu-classroom check` prints them")
+
+    @property
+    def events(self) -> str:
+        query = {"version": str(self.version), **({"lesson": self.lesson} if self.lesson else {})}
+        return f"{EVENTS}?{urlencode(query)}"
+
+
+def author_view(request: Request) -> AuthorView:
+    """The author-mode view of the page being rendered (a template global)."""
+    state: AuthorLessons = request.app.state.author
+    slug = request.path_params.get("slug") if request.url.path.startswith("/lessons/") else None
+    return AuthorView(lesson=slug, version=state.version_of(slug), problems=[str(p) for p in state.problems_of(slug)])
+
+
+@author_router.get(EVENTS)
+async def events(
+    request: Request,
+    version: Annotated[int, Query(ge=0)],
+    lesson: Annotated[str | None, Query(max_length=100)] = None,
+) -> StreamingResponse:
+    """`event: reload` as soon as the lesson's version differs from the page's; the stream ends quietly after a
+    while and the browser reconnects with the same address."""
+    state: AuthorLessons = request.app.state.author
+
+    async def stream() -> AsyncIterator[str]:
+        yield "retry: 300\n\n"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STREAM_SECONDS
+        while loop.time() < deadline and not request.app.state.author_stopping.is_set():
+            now = state.version_of(lesson)
+            if now != version:
+                yield f"event: reload\ndata: {now}\n\n"
+                return
+            await asyncio.sleep(CHECK_EVERY)
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def watch(app: FastAPI, state: AuthorLessons, stop: asyncio.Event) -> None:
+    """Reload each lesson whose files change until `stop` is set."""
+    from watchfiles import awatch
+
+    roots = [r for r in state.roots if r.is_dir()]
+    if not roots:
+        return
+    async for changes in awatch(*roots, stop_event=stop, step=WATCH_STEP_MS, debounce=WATCH_DEBOUNCE_MS):
+        folders = {f for _, path in changes if (f := lesson_folder_of(Path(path), state.roots)) is not None}
+        if not folders:
+            continue
+        try:
+            slugs = await asyncio.to_thread(state.reload, folders)
+        except Exception:  # noqa: BLE001 - a reload that crashes must not end author mode
+            log.exception("reloading %s failed", sorted(map(str, folders)))
+            continue
+        app.state.lessons = state.served()
+        problems = sum(len(state.problems_of(s)) for s in slugs)
+        log.warning("reloaded %s: %s", ", ".join(sorted(slugs)) or "nothing",
+                    f"{problems} problem(s)" if problems else "ok")
+
+
+def enable(app: FastAPI, validate: BlockValidator) -> None:
+    """Turn author mode on for this app: lessons loaded leniently, watched, pages told of each reload."""
+    inner = app.router.lifespan_context
+    settings: Settings = app.state.settings
+
+    @asynccontextmanager
+    async def lifespan(the_app: FastAPI) -> AsyncIterator[Any]:
+        async with inner(the_app) as value:
+            state = AuthorLessons(roots=settings.lesson_dirs(), validate=validate)
+            await asyncio.to_thread(state.load_all)
+            the_app.state.author = state
+            the_app.state.lessons = state.served()
+            stop = the_app.state.author_stopping = asyncio.Event()
+            task = asyncio.create_task(watch(the_app, state, stop))
+            try:
+                yield value
+            finally:
+                stop.set()
+                await task
+
+    app.router.lifespan_context = lifespan
+    app.include_router(author_router)
+    app.state.templates.env.globals["author"] = author_view
+
+
+def cmd_author(args: argparse.Namespace) -> int:
+    """Serve in author mode on one process: the configured lessons plus the folders given, watched."""
+    import uvicorn
+
+    from app.main import create_app
+
+    settings = Settings()
+    extra = [str(Path(p)) for p in args.path]
+    settings = settings.model_copy(update={"lessons_dirs": os.pathsep.join([settings.lessons_dirs, *extra])})
+    host, port = args.host or settings.host, args.port or settings.port
+    folders = ", ".join(str(d) for d in settings.lesson_dirs())
+    print(f"Author mode on http://{host}:{port}/ watching {folders}: save a file and its pages refresh "
+          "(Ctrl-C stops)", flush=True)
+    uvicorn.run(create_app(settings, author=True), host=host, port=port, log_level="warning",
+                timeout_graceful_shutdown=2)
+    return 0
+
+
+def add_parser(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `gpu-classroom author`."""
+    parser.description = ("Serve the lessons and watch their folders: each save reloads the changed lesson and "
+                          "refreshes its open pages; problems show in a banner above the last good version.")
+    parser.add_argument("path", nargs="*", help="more lesson folders to serve and watch (a folder of lessons, or "
+                        "one lesson's folder), beside the configured ones")
+    parser.add_argument("--host")
+    parser.add_argument("--port", type=int)
+    parser.set_defaults(func=cmd_author)
+
