@@ -144,11 +144,14 @@ class MistakeSpec(BaseModel):
 
 
 class ChoiceSpec(BaseModel):
+    """One option of a choice part; `message` is what a learner who picks it wrongly is told."""
+
     model_config = ConfigDict(extra="forbid")
 
-    value: str = Field(min_length=1)
+    value: str = Field(min_length=1, pattern=MISTAKE_ID.pattern)
     label: str = Field(min_length=1)
     names: list[str] = Field(default_factory=list)
+    message: str = ""
 
 
 class PartSpec(BaseModel):
@@ -170,6 +173,16 @@ class PartSpec(BaseModel):
     @classmethod
     def _answer_text(cls, v: Any) -> Any:
         return _expression_text(v)
+
+    @model_validator(mode="after")
+    def _sound(self) -> PartSpec:
+        if (self.kind == "choice" or self.choices) and len(self.choices) < 2:
+            raise ValueError("a choice part needs at least two choices")
+        if self.kind == "size" and self.unit.lower() not in read.SIZE_UNITS:
+            raise ValueError(f"a size needs a unit such as GB, GiB or bytes, not '{self.unit}'")
+        if len({m.id for m in self.mistakes}) != len(self.mistakes):
+            raise ValueError("two mistakes share an id")
+        return self
 
 
 class GivenSpec(BaseModel):
@@ -199,13 +212,8 @@ class DrillSpec(BlockSettings):
         if len(set(ids)) != len(ids):
             raise ValueError(f"two parts share an id: {ids}")
         for p in self.parts:
-            kind = part_kind(self.kind, p)
-            if kind == "choice" and len(p.choices) < 2:
+            if part_kind(self.kind, p) == "choice" and len(p.choices) < 2:
                 raise ValueError(f"part {p.id}: a choice part needs at least two choices")
-            if kind == "size" and p.unit.lower() not in read.SIZE_UNITS:
-                raise ValueError(f"part {p.id}: a size needs a unit such as GB, GiB or bytes, not '{p.unit}'")
-            if len({m.id for m in p.mistakes}) != len(p.mistakes):
-                raise ValueError(f"part {p.id}: two mistakes share an id")
         return self
 
 
@@ -297,6 +305,10 @@ class Declared:
         tell apart (the self-check reports those)."""
         out = []
         for i, p in enumerate(self.spec.parts):
+            for j, c in enumerate(p.choices):
+                if c.message:
+                    message = self._text(("parts", i, "choices", j, "message"), c.message, q.parameters)
+                    out.append(Variant(part=p.id, id=c.value, value=c.value, message=message))
             for j, m in enumerate(p.mistakes):
                 path = ("parts", i, "mistakes", j, "answer")
                 raw = self._value(path, m.answer, q.parameters)
@@ -435,6 +447,8 @@ def _one_draw(d: Declared, drill: Drill, values: dict[str, Any], seed: int) -> l
     expected = d.expected(q)
     found: list[tuple[Path, str]] = []
     for v in d.variants(q):
+        if q.part(v.part).kind in ("choice", "yes_no"):
+            continue  # the message of a wrong option: it applies only when that option is wrong
         i = next(n for n, p in enumerate(d.spec.parts) if p.id == v.part)
         j = next(n for n, m in enumerate(d.spec.parts[i].mistakes) if m.id == v.id)
         tol = q.part(v.part).tolerance
