@@ -231,6 +231,7 @@ def part_kind(drill_kind: str, p: PartSpec) -> PartKind:
     return "count"
 
 
+YES_NO = [Choice(value="yes", label="Yes"), Choice(value="no", label="No")]  # a yes/no part's options
 EXAMPLES: dict[str, str] = {
     "size": SIZE_EXAMPLE,
     "per_parameter": "a number of bytes",
@@ -282,7 +283,7 @@ class Declared:
             Part(id=p.id, prompt=self._text(("parts", i, "prompt"), p.prompt, values), kind=part_kind(s.kind, p),
                  unit=p.unit, tolerance=p.tolerance, example=p.example or EXAMPLES[part_kind(s.kind, p)],
                  choices=[Choice(value=c.value, label=self._text(("parts", i, "choices", j, "label"), c.label, values),
-                                 names=c.names) for j, c in enumerate(p.choices)])
+                                 names=c.names) for j, c in enumerate(p.choices)] or YES_NO[:2 * (p.kind == "yes_no")])
             for i, p in enumerate(s.parts)
         ]  # fmt: skip
         givens = [Given(label=g.label, text=self._text(("givens", i, "text"), g.text, values))

@@ -251,3 +251,19 @@ def test_a_choice_drill_names_the_principle_of_the_wrong_option_picked() -> None
 def test_a_choice_answer_that_is_not_listed_is_reported() -> None:
     found = problems_at(CHOICE.replace('else "weights"', 'else "activations"'))
     assert 13 in found and "not one of the choices" in found[13], found
+
+
+def test_a_yes_no_part_offers_yes_and_no_and_takes_a_true_or_false_answer() -> None:
+    body = GOOD.replace("solution:", """  - id: fits
+    prompt: Do the weights alone fit in one H100?
+    kind: yes_no
+    answer: model(llm).parameters * bytes_per_parameter(precision) <= gpu("h100").memory_bytes
+solution:""")
+    assert check(body) == []
+    d = declarative.build("x/fits", declarative.parse(yaml.safe_load(body)), EVALUATOR)
+    verdicts = {}
+    for seed in range(30):
+        q = d.question(seed)
+        assert [(c.value, c.label) for c in q.part("fits").choices] == [("yes", "Yes"), ("no", "No")]
+        verdicts[(q.parameters["llm"], q.parameters["precision"])] = d.solve(q).expected["fits"]
+    assert verdicts[("llama-3.1-70b", "bf16")] == "no" and verdicts[("llama-3.1-8b", "bf16")] == "yes"
