@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import schemathesis
 from fastapi import FastAPI
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from app.lessons.loader import load_lessons
 from app.web import drills, errors
+
+DECLARED = Path(__file__).resolve().parents[1] / "fixtures" / "declared"  # a lesson declaring its own drill
 
 
 def _drills_app() -> FastAPI:
     app = FastAPI(title="GPU Classroom drills API")
     errors.install(app)
     app.include_router(drills.api)
+    app.state.lessons, _ = load_lessons(DECLARED)
     return app
 
 
