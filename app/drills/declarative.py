@@ -178,6 +178,8 @@ class PartSpec(BaseModel):
     def _sound(self) -> PartSpec:
         if (self.kind == "choice" or self.choices) and len(self.choices) < 2:
             raise ValueError("a choice part needs at least two choices")
+        if self.kind == "yes_no" and self.choices and sorted(c.value for c in self.choices) != ["no", "yes"]:
+            raise ValueError("a yes/no part's choices are the values yes and no (with labels of your own)")
         if self.kind == "size" and self.unit.lower() not in read.SIZE_UNITS:
             raise ValueError(f"a size needs a unit such as GB, GiB or bytes, not '{self.unit}'")
         if len({m.id for m in self.mistakes}) != len(self.mistakes):
@@ -282,8 +284,7 @@ class Declared:
         parts = [
             Part(id=p.id, prompt=self._text(("parts", i, "prompt"), p.prompt, values), kind=part_kind(s.kind, p),
                  unit=p.unit, tolerance=p.tolerance, example=p.example or EXAMPLES[part_kind(s.kind, p)],
-                 choices=[Choice(value=c.value, label=self._text(("parts", i, "choices", j, "label"), c.label, values),
-                                 names=c.names) for j, c in enumerate(p.choices)] or YES_NO[:2 * (p.kind == "yes_no")])
+                 choices=self._choices(i, p, values))
             for i, p in enumerate(s.parts)
         ]  # fmt: skip
         givens = [Given(label=g.label, text=self._text(("givens", i, "text"), g.text, values))
@@ -291,6 +292,13 @@ class Declared:
         return Question(drill=self.name, title=self._text(("title",), s.title, values),
                         prompt=self._text(("prompt",), s.prompt, values), givens=givens, parameters=dict(values),
                         parts=parts)  # fmt: skip
+
+    def _choices(self, i: int, p: PartSpec, values: Mapping[str, Any]) -> list[Choice]:
+        """A part's options, labels evaluated; a yes/no part without its own labels offers Yes and No."""
+        if not p.choices and part_kind(self.spec.kind, p) == "yes_no":
+            return list(YES_NO)
+        return [Choice(value=c.value, label=self._text(("parts", i, "choices", j, "label"), c.label, values),
+                       names=c.names) for j, c in enumerate(p.choices)]  # fmt: skip
 
     def generate(self, rng: random.Random) -> Question:
         return self.question(self.draw(rng))

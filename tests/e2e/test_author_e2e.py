@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext, expect
 
-from tests.e2e.conftest import ROOT, free_port, watch
+from tests.e2e.conftest import ROOT, axe_violations, free_port, watch
 
 pytestmark = pytest.mark.e2e
 LIVE_MS = 2_000  # the promise: a save shows on the open page within 2 s
@@ -87,8 +87,9 @@ def test_a_saved_step_shows_on_the_open_page_by_itself_at_the_same_scroll(author
     w.assert_clean()
 
 
-def test_a_broken_block_shows_its_file_and_line_above_the_page_and_a_fix_clears_it(author: Author,
-                                                                                   context: BrowserContext) -> None:
+def test_a_broken_block_shows_its_file_and_line_above_the_page_and_a_fix_clears_it(
+    author: Author, context: BrowserContext, browser: Browser
+) -> None:
     w = watch(context.new_page(), author.url)
     page = w.page
     page.goto(f"{author.url}/lessons/demo/1")
@@ -100,6 +101,7 @@ def test_a_broken_block_shows_its_file_and_line_above_the_page_and_a_fix_clears_
     expect(banner).to_contain_text(f"{step}:{line}: bad YAML in widget block", timeout=LIVE_MS)
     expect(page.get_by_role("heading", name="A model is its weights")).to_be_visible()  # the last good version
     expect(page.locator('[data-widget="weight-storage"]')).to_be_visible()
+    assert axe_violations(browser, f"{author.url}/lessons/demo/1") == []  # the banner reads right to everyone
     save(step, good)
     expect(banner).to_have_count(0, timeout=LIVE_MS)
     expect(page.locator("#author-mode")).to_contain_text("refreshes this page")
