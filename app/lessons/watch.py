@@ -41,6 +41,9 @@ class AuthorLessons:
     versions: dict[str, int] = field(default_factory=dict)
     version: int = 0  # grows on every reload of any lesson
     root_problems: list[Problem] = field(default_factory=list)
+    # One renderer for every reload: an expression's value depends on the engine alone, so its cache stays right
+    # and a save re-evaluates only the expressions it changed.
+    renderer: StepRenderer = field(default_factory=lambda: StepRenderer(Evaluator()), repr=False)
 
     def load_all(self) -> None:
         folders, self.root_problems = lesson_folders(self.roots)
@@ -70,7 +73,7 @@ class AuthorLessons:
             self.problems.pop(key, None)
             return touched
         problems: list[Problem] = []
-        new = load_lesson(folder, StepRenderer(Evaluator()), self.validate, problems)
+        new = load_lesson(folder, self.renderer, self.validate, problems)
         self.problems[key] = problems
         if new is not None and (not problems or old is None or old.slug != new.slug):
             self.lessons[key] = new
