@@ -40,6 +40,7 @@ class AuthorLessons:
     problems: dict[Path, list[Problem]] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     version: int = 0  # grows on every reload of any lesson
+    clean: dict[Path, bool] = field(default_factory=dict)  # whether the version served loaded without problems
     root_problems: list[Problem] = field(default_factory=list)
     # One renderer for every reload: an expression's value depends on the engine alone, so its cache stays right
     # and a save re-evaluates only the expressions it changed.
@@ -71,12 +72,14 @@ class AuthorLessons:
         if not (folder / "lesson.yaml").is_file():
             self.lessons.pop(key, None)
             self.problems.pop(key, None)
+            self.clean.pop(key, None)
             return touched
         problems: list[Problem] = []
         new = load_lesson(folder, self.renderer, self.validate, problems)
         self.problems[key] = problems
         if new is not None and (not problems or old is None or old.slug != new.slug):
             self.lessons[key] = new
+            self.clean[key] = not problems
         return touched | ({new.slug} if new else set())
 
     def _mark_duplicates(self) -> None:
@@ -93,6 +96,10 @@ class AuthorLessons:
             if slug is None or (lesson is not None and lesson.slug == slug):
                 found += problems
         return found
+
+    def shows_last_good(self, slug: str) -> bool:
+        """Whether the lesson served under this slug is a version that loaded without problems."""
+        return any(le.slug == slug and self.clean.get(key, False) for key, le in self.lessons.items())
 
     def version_of(self, slug: str | None) -> int:
         return self.version if slug is None else self.versions.get(slug, 0)

@@ -43,6 +43,7 @@ class AuthorView(BaseModel):
     lesson: str | None = Field(description="The page's lesson slug; None for pages of no single lesson")
     version: int
     problems: list[str] = Field(description="file:line: message, as `gpu-classroom check` prints them")
+    last_good: bool = Field(default=False, description="The page shows the lesson's last version without problems")
 
     @property
     def events(self) -> str:
@@ -54,7 +55,8 @@ def author_view(request: Request) -> AuthorView:
     """The author-mode view of the page being rendered (a template global)."""
     state: AuthorLessons = request.app.state.author
     slug = request.path_params.get("slug") if request.url.path.startswith("/lessons/") else None
-    return AuthorView(lesson=slug, version=state.version_of(slug), problems=[str(p) for p in state.problems_of(slug)])
+    return AuthorView(lesson=slug, version=state.version_of(slug), problems=[str(p) for p in state.problems_of(slug)],
+                      last_good=slug is not None and state.shows_last_good(slug))
 
 
 @author_router.get(EVENTS)

@@ -99,6 +99,7 @@ def test_a_broken_block_shows_its_file_and_line_above_the_page_and_a_fix_clears_
     line = good.splitlines().index("bits: 16") + 1
     banner = page.get_by_role("alert").filter(has_text="problem in this lesson")
     expect(banner).to_contain_text(f"{step}:{line}: bad YAML in widget block", timeout=LIVE_MS)
+    expect(banner).to_contain_text("The page shows the lesson's last version without problems")
     expect(page.get_by_role("heading", name="A model is its weights")).to_be_visible()  # the last good version
     expect(page.locator('[data-widget="weight-storage"]')).to_be_visible()
     assert axe_violations(browser, f"{author.url}/lessons/demo/1") == []  # the banner reads right to everyone

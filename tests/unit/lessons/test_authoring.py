@@ -123,6 +123,7 @@ def test_a_broken_save_keeps_the_last_good_version_beside_its_problem_and_a_fix_
     assert problems == [f"{step}:{line}: bad YAML in widget block: while parsing a flow sequence; expected ',' or "
                         "']', but got '<stream end>'"], problems
     assert next(le for le in state.served() if le.slug == "tiny") is good
+    assert state.shows_last_good("tiny")
     assert state.problems_of("training-state") == []
     step.write_text(text)
     state.reload([folder])
@@ -136,3 +137,14 @@ def test_a_new_lesson_folder_appears_and_a_duplicate_slug_is_a_problem(tmp_path:
     state.reload([tmp_path / "lessons" / "training-state-copy"])
     messages = [p.message for p in state.problems_of("training-state")]
     assert any(m.startswith("duplicate slug 'training-state'") for m in messages), messages
+
+
+def test_a_lesson_broken_from_the_start_is_served_as_far_as_it_loads_and_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "lessons"
+    folder = copy_lesson(FIXTURE_LESSONS / "tiny", root)
+    step = folder / "02-second.md"
+    step.write_text(step.read_text() + "\n```widget plan\ngpus: [1\n```\n")
+    state = AuthorLessons(roots=[root], validate=validate_lesson_block)
+    state.load_all()
+    assert [le.slug for le in state.served()] == ["tiny"] and len(state.problems_of("tiny")) == 1
+    assert not state.shows_last_good("tiny")
