@@ -15,13 +15,13 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import BrowserContext, Locator, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, expect
 
 from app.drills.base import typed_form
 from app.lessons.loader import load_lessons
 from app.main import validate_lesson_block
 from app.web.lesson_drills import lesson_drills
-from tests.e2e.conftest import ROOT, free_port, watch
+from tests.e2e.conftest import ROOT, axe_violations, free_port, watch
 from tests.e2e.test_drills_e2e import fill, parameters
 
 pytestmark = pytest.mark.e2e
@@ -162,3 +162,8 @@ def test_the_served_lesson_can_be_taught_as_a_class(served: str) -> None:
     with httpx.Client(base_url=served) as c:
         teach = c.get("/teach").text
     assert '<option value="serving-memory"' in teach
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_the_lessons_steps_are_axe_clean(served: str, browser: Browser, step: int) -> None:
+    assert axe_violations(browser, f"{served}/lessons/serving-memory/{step}") == []
