@@ -4,6 +4,7 @@ reloading (one lesson at a time, the last good version kept beside its problems)
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -148,3 +149,18 @@ def test_a_lesson_broken_from_the_start_is_served_as_far_as_it_loads_and_says_so
     state.load_all()
     assert [le.slug for le in state.served()] == ["tiny"] and len(state.problems_of("tiny")) == 1
     assert not state.shows_last_good("tiny")
+
+
+def test_author_mode_alone_has_the_event_stream_and_the_banner(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, FIXTURE_LESSONS)
+    with TestClient(create_app(settings)) as plain:
+        assert plain.get("/author/events?version=0&lesson=tiny").status_code == 404
+        assert "author-mode" not in plain.get("/lessons/tiny/1").text
+    with TestClient(create_app(settings, author=True)) as author:
+        page = author.get("/lessons/tiny/1")
+        assert 'data-author-events="/author/events?version=1&amp;lesson=tiny"' in page.text
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        assert re.findall(r"<script(?![^>]*\bsrc=)", page.text) == []  # no inline script: the CSP would block it
+        events = author.get("/author/events?version=0&lesson=tiny")  # the page is older than the lesson
+        assert events.headers["content-type"].startswith("text/event-stream")
+        assert "event: reload\ndata: 1\n\n" in events.text
