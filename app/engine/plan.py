@@ -358,15 +358,25 @@ def node_load(plan_or_request: Plan | PlanRequest) -> NodeLoad:
     )
     if req.gpus > 8:
         activity += ", the first 8 shown"
+    if plan.fits and req.mode == "serve":
+        activity += ": weights loaded, idle until a request arrives"
     why = "" if plan.fits else _overflow_reason(mem)
     return spread(
         shares,
         req.gpus,
         activity=activity,
-        utilisation=1.0 if plan.fits else 0.0,
+        utilisation=plan_busy(plan),
         why=why,
         capacity=mem.capacity,
+        gpu=get_gpu(req.gpu),
     )
+
+
+def plan_busy(plan: Plan) -> float:
+    """The busy share a plan alone gives its GPUs: a training job that fits runs fed, flat out (1); a
+    serving plan has weights loaded but no traffic of its own (0: the serving run adds arrivals); a plan
+    that does not fit never starts (0)."""
+    return 1.0 if plan.fits and plan.request.mode == "train" else 0.0
 
 
 def _overflow_reason(mem: MemoryBreakdown) -> str:
