@@ -225,6 +225,17 @@ CATALOG: dict[str, Architecture] = {
 }
 
 
+# Where each catalog architecture comes from (for /numbers).
+SOURCES: dict[str, str] = {
+    "llama-3.1-8b": "meta-llama/Llama-3.1-8B config.json (Hugging Face)",
+    "llama-3.1-70b": "meta-llama/Llama-3.1-70B config.json (Hugging Face)",
+    "llama-3.1-405b": "meta-llama/Llama-3.1-405B config.json (Hugging Face)",
+    "mistral-7b": "mistralai/Mistral-7B-v0.1 config.json (Hugging Face), sliding_window 4096",
+    "mixtral-8x7b": "mistralai/Mixtral-8x7B-v0.1 config.json (Hugging Face)",
+    "gpt-3-175b": "Brown et al. 2020, 'Language Models are Few-Shot Learners', table 2.1",
+}
+
+
 def get_model(model: str | Architecture) -> Architecture:
     """A catalog model by id, or a custom architecture as given."""
     if isinstance(model, Architecture):
