@@ -120,7 +120,37 @@ def usd(value: float, digits: int = 0) -> str:
     return f"{sign}${abs(value):,.{digits}f}"
 
 
+def size(nbytes: float) -> str:
+    """Bytes with the decimal prefix that suits them: 50 MB, 80 GB, 3.84 TB."""
+    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if abs(nbytes) >= scale:
+            return f"{sig(nbytes / scale)} {unit}"
+    return f"{nbytes:,.0f} B"
+
+
+def quantity(value: float, unit: str) -> str:
+    """An engine figure in its unit, written the way the rest of the site writes that unit."""
+    if unit == "bytes":
+        return size(value)
+    if unit == "bytes/s":
+        return f"{sig(value / 1e12)} TB/s" if abs(value) >= 1e12 else f"{sig(value / 1e9)} GB/s"
+    if unit == "FLOP/s":
+        return f"{value / 1e12:,.{0 if abs(value) >= 1e14 else 1}f} TFLOPS"
+    if unit == "W":
+        return watts(value)
+    if unit == "s":
+        return seconds(value)
+    if unit == "GHz":
+        return f"{value:g} GHz"
+    if unit in ("GiB", "GB", "%"):
+        return f"{value:,.1f} {unit}"
+    if unit in ("count", "tokens"):
+        return num(value)
+    return f"{num(value)} {unit}"
+
+
 FILTERS = {
+    "quantity": quantity,
     "num": num,
     "gb": gb,
     "gib": gib,

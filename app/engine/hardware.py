@@ -16,6 +16,7 @@ class Link(BaseModel):
     id: str = Field(description="Short id: nvlink, pcie or network")
     name: str = Field(description="What the link is")
     bandwidth: float = Field(description="Bytes per second in one direction")
+    source: str = Field(default="", description="Where the bandwidth comes from")
 
 
 class GPU(BaseModel):
@@ -34,6 +35,7 @@ class GPU(BaseModel):
     nvlink_bandwidth: float = Field(description="NVLink bandwidth in bytes per second, one direction")
     pcie_bandwidth: float = Field(description="PCIe x16 bandwidth in bytes per second, one direction")
     sms: int = Field(description="Streaming multiprocessors")
+    source: str = Field(default="", description="Where these figures come from")
     l2_bytes: int = Field(description="L2 cache in bytes")
 
 
@@ -69,6 +71,9 @@ H100_SXM = GPU(
     nvlink_bandwidth=450 * GB,  # NVLink 4: 18 links, 900 GB/s both ways (HGX H100 announcement)
     pcie_bandwidth=PCIE_GEN5_X16,
     sms=132,
+    source="NVIDIA H100 Tensor Core GPU datasheet (dense = half the 'with sparsity' figures); bandwidth also "
+    "in the jax-ml scaling-book GPU chapter; TDP also in the Llama 3.1 model card; NVLink: HGX H100 "
+    "announcement; PCIe: PCI-SIG PCIe 5.0 signalling",
     l2_bytes=50 * 10**6,
 )
 
@@ -92,6 +97,7 @@ A100_80GB = GPU(
     nvlink_bandwidth=300 * GB,
     pcie_bandwidth=PCIE_GEN4_X16,
     sms=108,
+    source="NVIDIA A100 Tensor Core GPU datasheet (dense figures); PCIe: PCI-SIG PCIe 4.0 signalling",
     l2_bytes=40 * 10**6,
 )
 
@@ -107,18 +113,28 @@ H200 = GPU(
     nvlink_bandwidth=450 * GB,
     pcie_bandwidth=PCIE_GEN5_X16,
     sms=132,
+    source="NVIDIA H200 Tensor Core GPU datasheet; compute, SMs and L2 as the H100 SXM (same Hopper die)",
     l2_bytes=50 * 10**6,
 )
 
 GPUS: dict[str, GPU] = {g.id: g for g in (H100_SXM, A100_80GB, H200)}
 
-NVLINK_4 = Link(id="nvlink", name="NVLink 4 through NVSwitch", bandwidth=H100_SXM.nvlink_bandwidth)
+NVLINK_4 = Link(
+    id="nvlink", name="NVLink 4 through NVSwitch", bandwidth=H100_SXM.nvlink_bandwidth,
+    source="HGX H100 announcement: 18 links, 900 GB/s both ways",
+)  # fmt: skip
 # About 370 GB/s of the 450 is reached in practice (jax-ml scaling-book, GPU chapter).
 NVLINK_4_ACHIEVED = 370 * GB
-PCIE_GEN5 = Link(id="pcie", name="PCIe Gen5 x16", bandwidth=PCIE_GEN5_X16)
+PCIE_GEN5 = Link(
+    id="pcie", name="PCIe Gen5 x16", bandwidth=PCIE_GEN5_X16,
+    source="PCI-SIG PCIe 5.0: 32 GT/s x 16 lanes, 128b/130b encoding, one way",
+)  # fmt: skip
 # ConnectX-7 InfiniBand NDR / Ethernet at 400 Gb/s = 50 GB/s each way (NVIDIA DGX BasePOD reference
 # architecture: one 400 Gb/s port per GPU for compute traffic).
-NETWORK_400G = Link(id="network", name="400 Gb/s ConnectX-7 network", bandwidth=400e9 / 8)
+NETWORK_400G = Link(
+    id="network", name="400 Gb/s ConnectX-7 network", bandwidth=400e9 / 8,
+    source="NVIDIA DGX BasePOD reference architecture: one 400 Gb/s ConnectX-7 port a GPU",
+)  # fmt: skip
 LINKS: dict[str, Link] = {lk.id: lk for lk in (NVLINK_4, PCIE_GEN5, NETWORK_400G)}
 
 
@@ -132,6 +148,7 @@ class CPU(BaseModel):
     cores: int = Field(description="Cores in the server, all sockets")
     base_ghz: float = Field(description="Base clock in GHz")
     boost_ghz: float = Field(description="Maximum turbo clock in GHz")
+    source: str = Field(default="", description="Where these figures come from")
     peak_flops_fp32_avx512: float = Field(description="Arithmetic FP32 peak with AVX-512 FMA, all sockets")
     peak_flops_bf16_amx: float = Field(description="Arithmetic BF16 peak with AMX tiles, all sockets")
     memory_bandwidth: float = Field(description="Arithmetic DRAM bandwidth in bytes per second, all sockets")
@@ -149,6 +166,9 @@ XEON_8480C_X2 = CPU(
     cores=_SOCKETS * _CORES_PER_SOCKET,
     base_ghz=_BASE_GHZ,
     boost_ghz=3.8,
+    source="DGX BasePOD reference architecture (2 x Xeon Platinum 8480C); peaks are arithmetic at the base "
+    "clock from Intel's per-core rates (AVX-512: 64 FP32 FLOPs a cycle, AMX: 1,024 BF16), DRAM from "
+    "channels x transfer rate x 8 B",
     peak_flops_fp32_avx512=_SOCKETS * _CORES_PER_SOCKET * 64 * _BASE_GHZ * 1e9,
     peak_flops_bf16_amx=_SOCKETS * _CORES_PER_SOCKET * 1024 * _BASE_GHZ * 1e9,
     memory_bandwidth=_SOCKETS * 8 * 4800e6 * 8,
@@ -190,6 +210,7 @@ class Node(BaseModel):
     system_memory_bytes: int = Field(description="CPU memory (DDR5) in bytes")
     network: Network = Field(description="Ports to other nodes")
     nvme: Storage = Field(description="Local NVMe storage")
+    source: str = Field(default="", description="Where these figures come from")
     max_power_watts: float = Field(description="Maximum power draw of the whole node in watts")
 
 
@@ -206,6 +227,7 @@ DGX_H100 = Node(
     system_memory_bytes=2 * TB,
     network=Network(links=8, link=NETWORK_400G, storage_ports=4),
     nvme=Storage(os_drives=2, os_drive_bytes=1_920 * GB, data_drives=8, data_drive_bytes=3_840 * GB),
+    source="NVIDIA DGX BasePOD reference architecture; maximum power from the DGX H100 user guide",
     max_power_watts=10_200,
 )
 

@@ -103,9 +103,14 @@ def kv_bytes_per_token(arch: Architecture, kv_precision: str) -> float:
     return values + scales
 
 
+def cached_tokens(arch: Architecture, tokens: int) -> int:
+    """Tokens a sequence keeps in the KV cache: all of them, or the last `sliding_window` (Mistral 7B)."""
+    return tokens if arch.sliding_window is None else min(tokens, arch.sliding_window)
+
+
 def kv_cache_bytes(arch: Architecture, kv_precision: str, tokens: int, batch: int = 1) -> int:
-    """KV cache of `batch` sequences of `tokens` tokens each."""
-    return math.ceil(kv_bytes_per_token(arch, kv_precision) * tokens * batch)
+    """KV cache of `batch` sequences of `tokens` tokens each (capped at a sliding window)."""
+    return math.ceil(kv_bytes_per_token(arch, kv_precision) * cached_tokens(arch, tokens) * batch)
 
 
 def activation_bytes_per_element(precision: str) -> int:

@@ -83,6 +83,7 @@ def serve_bounds(
         tp,
         req.mfu,
         compute.tensor_parallel_seconds(arch, tokens, tp, req.precision),
+        compute.attention_flops(arch, req.prompt_tokens, req.batch_size),
     )
     step = compute.decode_step(
         gpu,
@@ -237,9 +238,16 @@ def _kv_sentence(arch: Architecture, req: PlanRequest) -> str:
     value = f"{arch.n_head_dim} values × {width:g} {'byte' if width == 1 else 'bytes'} in {req.kv_precision}"
     if req.kv_precision in ("int8", "int4"):
         value = f"({value} + a 2-byte scale)"
+    kept = memory.cached_tokens(arch, req.context_tokens)
+    window = (
+        f" (its sliding window: each layer attends to the last {num(kept)} of the "
+        f"{num(req.context_tokens)}, so the cache keeps no more)"
+        if kept < req.context_tokens
+        else ""
+    )
     return (
         f"The KV cache keeps 2 (K and V) × {arch.layers} layers × {arch.n_kv_heads} KV heads × {value} = "
-        f"{num(per_token)} B a token; × {num(req.context_tokens)} tokens × {req.batch_size} {seqs} "
+        f"{num(per_token)} B a token; × {num(kept)} tokens{window} × {req.batch_size} {seqs} "
         f"= {gb(total)}."
     )
 
@@ -300,9 +308,11 @@ def _serve_sentences(
     req: PlanRequest, pre: compute.Bound, step: compute.Bound, mem: MemoryBreakdown
 ) -> list[str]:
     """Decode and prefill: which bound binds, and the resulting speed."""
-    gpu = get_gpu(req.gpu)
+    gpu, arch = get_gpu(req.gpu), req.architecture
     read = step.memory_seconds * gpu.bandwidth
     binds = "memory bandwidth" if step.binds == "memory-bandwidth" else "compute"
+    attention = compute.attention_flops(arch, req.prompt_tokens, req.batch_size)
+    dense = compute.inference_flops(arch.active_parameters, req.batch_size * req.prompt_tokens)
     lines = [
         f"Each decode step reads {gb(read)} per GPU at {gpu.bandwidth / 1e12:.2f} TB/s: "
         f"{seconds(step.memory_seconds)}, against {seconds(step.compute_seconds)} of compute at "
@@ -310,12 +320,18 @@ def _serve_sentences(
         f"{1 / step.seconds:,.1f} tokens/s for one sequence, "
         f"{req.batch_size / step.seconds:,.1f} for the batch.",
         f"Prefilling {num(req.batch_size * req.prompt_tokens)} prompt tokens takes {seconds(pre.seconds)} "
-        f"({pre.binds}-bound).",
+        f"({pre.binds}-bound; attention, each token scoring those before it, adds {pct(attention / dense)} "
+        "to the 2 × parameters × tokens FLOPs).",
         f"A request of {num(req.prompt_tokens)} prompt and {num(req.output_tokens)} output tokens takes "
         f"{seconds(pre.seconds + req.output_tokens * step.seconds)}.",
     ]
     if step.communication_seconds > 0:
-        lines.append(f"Tensor-parallel all-reduces add {seconds(step.communication_seconds)} to each step.")
+        calls = 2 * arch.layers
+        lines.append(
+            f"Tensor-parallel all-reduces add {seconds(step.communication_seconds)} to each step: "
+            f"{num(calls)} calls (two a layer), each paying about "
+            f"{seconds(compute.all_reduce_latency(req.gpus))} of latency before its bytes move."
+        )
     return lines
 
 
@@ -342,15 +358,25 @@ def node_load(plan_or_request: Plan | PlanRequest) -> NodeLoad:
     )
     if req.gpus > 8:
         activity += ", the first 8 shown"
+    if plan.fits and req.mode == "serve":
+        activity += ": weights loaded, idle until a request arrives"
     why = "" if plan.fits else _overflow_reason(mem)
     return spread(
         shares,
         req.gpus,
         activity=activity,
-        utilisation=1.0 if plan.fits else 0.0,
+        utilisation=plan_busy(plan),
         why=why,
         capacity=mem.capacity,
+        gpu=get_gpu(req.gpu),
     )
+
+
+def plan_busy(plan: Plan) -> float:
+    """The busy share a plan alone gives its GPUs: a training job that fits runs fed, flat out (1); a
+    serving plan has weights loaded but no traffic of its own (0: the serving run adds arrivals); a plan
+    that does not fit never starts (0)."""
+    return 1.0 if plan.fits and plan.request.mode == "train" else 0.0
 
 
 def _overflow_reason(mem: MemoryBreakdown) -> str:

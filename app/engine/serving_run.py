@@ -145,6 +145,7 @@ def _server(run: ServingRun) -> _Server:
         run.gpus,
         run.mfu,
         compute.tensor_parallel_seconds(arch, run.prompt_tokens, run.gpus, run.precision),
+        compute.attention_flops(arch, run.prompt_tokens),
     )
     # A sequence in the batch is on average half-way through its output.
     average = (run.prompt_tokens + run.output_tokens / 2) / (run.prompt_tokens + run.output_tokens)

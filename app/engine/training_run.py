@@ -11,7 +11,7 @@ from app.engine import compute, memory
 from app.engine.errors import DoesNotFit
 from app.engine.hardware import DGX_H100, get_gpu, peak_flops
 from app.engine.models import Architecture
-from app.engine.placement import H100_IDLE_WATTS
+from app.engine.power import gpu_watts
 from app.engine.randomness import normal
 from app.engine.workload import MAX_GPUS, GpuId, ModelChoice, Optimizer, PlanRequest, Sharding
 
@@ -121,7 +121,9 @@ class TrainingSnapshot(BaseModel):
     loader_tokens_per_second: float | None = Field(description="Tokens a second the data loader delivers")
     loader_bound: bool = Field(description="True when the data loader, not the GPUs, sets the pace")
     utilisation: float = Field(description="Share of the GPUs' possible work they do now, 0 to 1")
-    power_watts: float = Field(description="Power of all the GPUs now, in watts")
+    power_watts: float = Field(
+        description="Power of all the GPUs now, in watts: each at its busy share (app.engine.power.gpu_watts)"
+    )
     eta_seconds: float = Field(description="Simulated seconds until the run finishes")
     total_seconds: float = Field(description="Simulated seconds of the whole run, checkpoints included")
     loss: float = Field(description="Training loss now")
@@ -232,7 +234,7 @@ def simulate_training(run: TrainingRun, seed: int, elapsed_seconds: float) -> Tr
         loader_tokens_per_second=p.loader_rate,
         loader_bound=p.rate < p.gpu_rate,
         utilisation=util,
-        power_watts=run.gpus * (H100_IDLE_WATTS + (gpu.tdp_watts - H100_IDLE_WATTS) * util),
+        power_watts=run.gpus * gpu_watts(util, gpu),
         eta_seconds=max(0.0, total - elapsed),
         total_seconds=total,
         loss=_noisy_loss(arch, tokens, seed, step),

@@ -105,11 +105,11 @@ def test_break_it_asks_whether_the_job_starts_and_needs_a_choice(lessons_client:
 
 def test_decode_speed_and_roofline_reveal_the_engines_answers(lessons_client: TestClient) -> None:
     guess(lessons_client, 15, 1, "500")
-    assert "<span data-actual>196 tokens/s</span>" in lessons_client.get(f"{FLAGSHIP}/15").text
+    assert "<span data-actual>208 tokens/s</span>" in lessons_client.get(f"{FLAGSHIP}/15").text
     guess(lessons_client, 16, 1, "64")
     page = lessons_client.get(f"{FLAGSHIP}/16").text
     assert (
-        "<span data-actual>296 sequences</span>" in page and "The engine&#39;s number is 4.6× yours." in page
+        "<span data-actual>276 sequences</span>" in page and "The engine&#39;s number is 4.3× yours." in page
     )
     assert 'id="w1-batch_size"' in page  # the slider appears only after the guess
 
