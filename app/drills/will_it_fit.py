@@ -49,6 +49,7 @@ LOWER = {
     "weights": "the weights",
     "kv_cache": "the KV cache",
     "activations": "the activations",
+    "loss_head": "the loss head",
     "gradients": "the gradients",
     "optimizer": "the optimizer state",
     "runtime": "the runtime",
@@ -57,6 +58,7 @@ LABELS = {
     "weights": "Weights",
     "kv_cache": "KV cache",
     "activations": "Activations",
+    "loss_head": "Loss head",
     "gradients": "Gradients",
     "optimizer": "Optimizer state",
     "runtime": "Runtime",
@@ -67,6 +69,7 @@ NAMES = {
     "activations": ["activation", "activations", "workspace", "prefill workspace"],
     "weights": ["weight", "weights", "parameters", "model weights"],
     "gradients": ["gradient", "gradients", "grads"],
+    "loss_head": ["loss head", "loss", "logits", "logit", "lm head", "head"],
     "runtime": ["runtime", "cuda", "cuda context"],
 }
 
@@ -136,7 +139,11 @@ def _question(parameters: dict[str, Any], mem: memory.MemoryBreakdown) -> Questi
             f"{num(req.context_tokens)} tokens in a bf16 KV cache."
         )
     else:
-        recompute = ", with activation checkpointing" if req.activation_checkpointing else ""
+        recompute = (
+            ""
+            if req.activation_checkpointing == "none"
+            else f", with {req.activation_checkpointing} activation checkpointing"
+        )
         parallel = " (data parallel)" if req.gpus > 1 else ""
         prompt = (
             f"Train {arch.name} with Adam in mixed precision on {gpus}{parallel}: {seqs} of "
@@ -208,12 +215,9 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
         givens += [
             Given(
                 label="Weights",
-                text=f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a "
-                f"parameter{scales}",
+                text=f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a parameter{scales}",
             ),
-            Given(
-                label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"
-            ),
+            Given(label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"),
             Given(label="Prefill workspace (activations)", text=f"{gb(mem.activations)} a GPU"),
         ]
     else:
@@ -225,9 +229,7 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
                 f"{st.optimizer:g} optimizer state with its fp32 master copy",
             ),
             Given(label="Sharding", text=SHARDING_TEXT[req.sharding]),
-            Given(
-                label="Activations", text=f"{gb(mem.activations)} a GPU for this batch and sequence length"
-            ),
+            Given(label="Activations", text=f"{gb(mem.activations)} a GPU for this batch and sequence length"),
         ]
     givens += [
         Given(label="Runtime", text=f"{gb(mem.runtime)} a GPU (CUDA context and libraries)"),
@@ -275,8 +277,7 @@ def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Var
                 (
                     "forgot-batch",
                     total - kv + kv / req.batch_size,
-                    f"that keeps the KV cache of one sequence; {req.batch_size} sequences each keep their "
-                    "own",
+                    f"that keeps the KV cache of one sequence; {req.batch_size} sequences each keep their own",
                 )
             )
         if n > 1:
@@ -288,9 +289,7 @@ def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Var
                 )
             )
         if req.precision == "bf16":
-            out.append(
-                ("fp32-instead-of-bf16", total + w, "that stores the weights in fp32 (4 bytes); bf16 takes 2")
-            )
+            out.append(("fp32-instead-of-bf16", total + w, "that stores the weights in fp32 (4 bytes); bf16 takes 2"))
         out.append(("forgot-kv-cache", total - kv, "that leaves out the KV cache"))
     else:
         full = arch.parameters * memory.training_state("adam").total
@@ -361,8 +360,7 @@ def solve(q: Question) -> Solution:
     found = fixes(req)
     steps = _steps(plan)
     steps.append(
-        f"The largest part is {_label(largest, req.mode, lower=True)}: {gb(parts[largest])} of "
-        f"{gb(mem.total)} a GPU."
+        f"The largest part is {_label(largest, req.mode, lower=True)}: {gb(parts[largest])} of {gb(mem.total)} a GPU."
     )
     return Solution(
         expected=expected,

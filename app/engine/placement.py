@@ -5,7 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, computed_field
 
 # Parts of a plan that occupy GPU memory, in the order the panel stacks them.
-COMPONENTS: tuple[str, ...] = ("weights", "kv_cache", "activations", "gradients", "optimizer", "runtime")
+COMPONENTS: tuple[str, ...] = (
+    "weights",
+    "kv_cache",
+    "activations",
+    "loss_head",
+    "gradients",
+    "optimizer",
+    "runtime",
+)
 
 # H100 SXM5 80GB: 80 GB HBM3 (NVIDIA H100 datasheet); 700 W TDP (datasheet; Llama 3.1 model card).
 H100_CAPACITY_BYTES = 80 * 10**9

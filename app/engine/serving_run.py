@@ -129,7 +129,7 @@ def _server(run: ServingRun) -> _Server:
         mfu=run.mfu,
     )
     arch, knobs = req.architecture, Knobs.of(req)
-    w, kv, work, _, _, rt = memory.parts(arch, knobs)
+    w, kv, work, _, _, _, rt = memory.parts(arch, knobs)
     capacity = get_gpu(run.gpu).memory_bytes
     free = capacity - w - work - rt
     if free < kv:
