@@ -17,6 +17,7 @@ from app.engine.workload import (
     FP8_SPEEDUP,
     MAX_GPUS,
     Checkpointing,
+    CheckpointingField,
     GpuId,
     ModelChoice,
     Optimizer,
@@ -60,7 +61,7 @@ class TrainingRun(BaseModel):
     train_tokens: float = Field(
         default=1e9, ge=1, le=1e16, allow_inf_nan=False, description="Tokens to train on"
     )
-    activation_checkpointing: Checkpointing = Field(
+    activation_checkpointing: CheckpointingField = Field(
         default="full", description="none, selective or full (true/false: full/none)"
     )
     mfu: float = Field(

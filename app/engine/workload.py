@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
 
 from app.engine.models import Architecture, check_model_id, get_model
 
@@ -29,13 +39,23 @@ MAX_GPUS = 65_536
 TRAINING_PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8")
 
 
-def checkpointing_value(value: Any) -> Any:
-    """`true`/`false` (the field's old boolean form, also as text) mean full/none; names pass through."""
+def checkpointing_value(value: Any, text: bool = False) -> Any:
+    """`true`/`false` (the field's old boolean form) mean full/none; names pass through.
+
+    With `text`, as a form or a lesson's widget settings send it, "true"/"false" too.
+    """
     if isinstance(value, bool):
         return "full" if value else "none"
-    if isinstance(value, str) and value.strip().lower() in ("true", "false", "on", "off", "1", "0"):
-        return "full" if value.strip().lower() in ("true", "on", "1") else "none"
+    if text and isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return "full" if value.strip().lower() == "true" else "none"
     return value
+
+
+# The schema of the field: one of the three names, or the old boolean.
+CHECKPOINTING_SCHEMA = WithJsonSchema(
+    {"anyOf": [{"type": "string", "enum": list(CHECKPOINTING_MODES)}, {"type": "boolean"}]}
+)
+CheckpointingField = Annotated[Checkpointing, CHECKPOINTING_SCHEMA]
 
 
 def _model_kind(value: Any) -> str:
@@ -104,7 +124,7 @@ class PlanRequest(BaseModel):
         default=1e9, ge=1, le=1e16, allow_inf_nan=False, description="Training: tokens the run learns from"
     )
     optimizer: Optimizer = Field(default="adam", description="Training: the optimizer and its state")
-    activation_checkpointing: Checkpointing = Field(
+    activation_checkpointing: CheckpointingField = Field(
         default="none",
         description="Training: none keeps every activation; selective keeps the matrix multiplies' outputs "
         "and recomputes the rest; full keeps each layer's input only (8ND hardware FLOPs). true/false mean "

@@ -152,7 +152,7 @@ class Params(BaseModel):
     @classmethod
     def _checkpointing(cls, value: Any) -> Any:
         """A lesson's old `activation_checkpointing: true` still means full."""
-        return checkpointing_value(value)
+        return checkpointing_value(value, text=True)
 
     @field_validator("knobs", mode="before")
     @classmethod
