@@ -211,11 +211,19 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
     givens = [Given(label="Model", text=f"{arch.name}: {num(arch.parameters)} parameters{experts}; {shape}")]
     if req.mode == "serve":
         q = memory.QUANTIZATION[req.precision]
-        scales = f"; {q.note}, {q.scale_bytes} bytes each" if q.granularity == "group" else ""
+        scales = f"; {q.note}" if q.granularity == "group" else ""
+        kept = ""
+        if req.precision in memory.QUANTIZED:
+            quantized = memory.quantized_parameters(arch, req.precision)
+            kept = (
+                f" for the {num(quantized)} in the layers' matrices; the other {num(arch.parameters - quantized)} "
+                f"({memory.KEPT_16BIT_PARTS}) stay bf16"
+            )
         givens += [
             Given(
                 label="Weights",
-                text=f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a parameter{scales}",
+                text=f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a parameter"
+                f"{kept}{scales}",
             ),
             Given(label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"),
             Given(label="Prefill workspace (activations)", text=f"{gb(mem.activations)} a GPU"),
@@ -230,10 +238,14 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
             ),
             Given(label="Sharding", text=SHARDING_TEXT[req.sharding]),
             Given(label="Activations", text=f"{gb(mem.activations)} a GPU for this batch and sequence length"),
+            Given(
+                label="Loss head",
+                text=f"{gb(mem.loss_head)} a GPU: the logits of every token, in 16 and 32 bits, and their gradient",
+            ),
         ]
     givens += [
         Given(label="Runtime", text=f"{gb(mem.runtime)} a GPU (CUDA context and libraries)"),
-        Given(label="GPU", text=f"H100, {gb(mem.capacity, 0)} of memory"),
+        Given(label="GPU", text=f"H100, planned at {gb(mem.capacity, 0)} of memory (the card holds 80 GiB)"),
     ]
     return givens
 
@@ -272,6 +284,16 @@ def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Var
             )
         )
     if req.mode == "serve":
+        if req.precision in memory.QUANTIZED:
+            every = memory.weight_bytes(arch, req.precision, whole_model=True) / n
+            out.append(
+                (
+                    "quantized-everything",
+                    total - w + every,
+                    f"that stores every parameter in {req.precision}; real checkpoints keep "
+                    f"{memory.KEPT_16BIT_PARTS} in bf16",
+                )
+            )
         if req.batch_size > 1 and kv:
             out.append(
                 (
@@ -312,6 +334,7 @@ def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Var
                 )
             )
         out.append(("forgot-activations", total - mem.activations, "that leaves out the activations"))
+        out.append(("forgot-loss-head", total - mem.loss_head, "that leaves out the loss head (the logits)"))
         out.append(
             (
                 "weights-only",
