@@ -139,7 +139,7 @@ def _fit(c: _Plans) -> Answer:
         answer=f"Serving: {gb(serve.total, 1)} of {gb(serve.capacity, 0)}: {verdict}.",
         detail=f"Training with Adam on one GPU keeps {gb(state, 1)} of weights, gradients and optimizer "
         f"state, "
-        f"{gb(train.total, 1)} with the activations of one {num(c.train.request.context_tokens)}-token "
+        f"{gb(train.total, 1)} with the activations and loss head of one {num(c.train.request.context_tokens)}-token "
         f"sequence: {'it fits' if c.train.fits else 'it does not fit'}. With ZeRO-3 and full activation "
         f"checkpointing it fits on {sharded}.",
     )
