@@ -64,3 +64,31 @@ def test_quantized_llama_8b_checkpoints_are_within_2_percent_of_the_published_fi
 ) -> None:
     """neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8: 9.08 GB; hugging-quants/...-AWQ-INT4 (group 128): 5.73 GB."""
     assert weight_bytes(LLAMA_8B, precision) / GB == pytest.approx(published_gb, rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("flag", "activations_gb"),
+    [(["--activation-checkpointing", "selective"], "46.44"), (["--activation-checkpointing"], "6.91")],
+)
+def test_the_cli_takes_the_checkpointing_mode_and_prints_the_loss_head_as_its_own_row(
+    flag: list[str], activations_gb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's own command; a bare --activation-checkpointing means full, as before."""
+    from app.cli import main
+
+    args = ["plan", "--model", "llama-3.1-8b", "--mode", "train", "--gpus", "8", "--sharding", "zero3",
+            "--batch-size", "2", "--context-tokens", "8192", *flag]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"{activations_gb} GB" in out.split("activations", 1)[1].splitlines()[0]
+    assert "21.28 GB" in out.split("loss head", 1)[1].splitlines()[0]
+
+
+def test_every_gpu_keeps_its_budget_its_physical_memory_and_what_cuda_reports_apart() -> None:
+    """A100 80GB: 80 GiB, nvidia-smi 81,920 MiB; H200: 143,771 MiB reported; budgets 80 and 141 GB."""
+    from app.engine.hardware import GPUS
+    from app.engine.units import MiB
+
+    assert (GPUS["a100"].memory_bytes, GPUS["a100"].cuda_memory_bytes) == (80 * GB, 81_920 * MiB)
+    assert (GPUS["h200"].memory_bytes, GPUS["h200"].cuda_memory_bytes) == (141 * GB, 143_771 * MiB)
+    assert all(g.memory_bytes < g.cuda_memory_bytes <= g.physical_memory_bytes for g in GPUS.values())
