@@ -23,6 +23,11 @@ def gib(nbytes: float, digits: int = 2) -> str:
     return f"{nbytes / 2**30:,.{digits}f} GiB"
 
 
+def tib(nbytes: float, digits: int = 0) -> str:
+    """Bytes in binary tebibytes: 2 TiB."""
+    return f"{nbytes / 2**40:,.{digits}f} TiB"
+
+
 def tb_s(rate: float, digits: int = 2) -> str:
     """Bytes per second in TB/s."""
     return f"{rate / 1e12:,.{digits}f} TB/s"
@@ -154,6 +159,7 @@ FILTERS = {
     "num": num,
     "gb": gb,
     "gib": gib,
+    "tib": tib,
     "tb_s": tb_s,
     "gb_s": gb_s,
     "sci": sci,

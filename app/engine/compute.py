@@ -8,9 +8,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.errors import EngineError
+from app.engine import memory
 from app.engine.hardware import DGX_H100, GPU, get_gpu, get_link, peak_flops
 from app.engine.models import Architecture
 from app.engine.units import BITS_PER_PRECISION
+from app.engine.workload import FP8_SPEEDUP
 
 Binds = Literal["compute", "memory-bandwidth"]
 
@@ -19,9 +21,32 @@ Binds = Literal["compute", "memory-bandwidth"]
 TRAIN_STEP_WEIGHT_READS = 3
 
 
-def training_flops(active_parameters: float, tokens: float, recompute: bool = False) -> float:
-    """6·N·D: forward 2·N·D plus backward 4·N·D; 8·N·D when full recomputation reruns the forward."""
-    return (8 if recompute else 6) * active_parameters * tokens
+def training_flops(active_parameters: float, tokens: float) -> float:
+    """Model FLOPs, 6·N·D: forward 2·N·D plus backward 4·N·D. MFU counts these, recomputation or not."""
+    return 6 * active_parameters * tokens
+
+
+def hardware_training_flops(active_parameters: float, tokens: float, checkpointing: str = "none") -> float:
+    """FLOPs the GPUs really run: 8·N·D when full checkpointing reruns each layer's forward pass.
+
+    Selective checkpointing reruns norms, activations and the attention core, none of them a matrix
+    multiply of the weights: about 6·N·D (Korthikanti et al. 2022 put its overhead at 2-4 %). HFU
+    (hardware FLOPs utilisation) counts these; MFU counts 6·N·D (Chowdhery et al. 2022, PaLM, app. B).
+    """
+    return (8 if checkpointing == "full" else 6) * active_parameters * tokens
+
+
+def training_peak(gpu: GPU, precision: str, fp8_speedup: float = FP8_SPEEDUP) -> float:
+    """The FLOP/s a training run's MFU is taken against, for its working precision.
+
+    fp8 training is measured against the bf16 peak times `fp8_speedup`, not the fp8 peak: only the
+    matrix multiplies run in fp8 (attention, norms and casts do not), and MFU is ill-defined once two
+    peaks are involved (torchtitan: 1.28x on 8 H100, see workload.FP8_SPEEDUP). fp32 runs as TF32.
+    A GPU without fp8 tensor cores (A100) trains fp8 at its 16-bit rate.
+    """
+    if precision == "fp8":
+        return peak_flops(gpu, "bf16") * (fp8_speedup if "fp8" in gpu.peak_flops else 1.0)
+    return peak_flops(gpu, precision)
 
 
 def inference_flops(active_parameters: float, tokens: float = 1) -> float:
@@ -151,12 +176,20 @@ def unread_embedding_parameters(arch: Architecture, tokens: int) -> int:
     return max(0, arch.vocab - tokens) * arch.hidden
 
 
-def weight_share_read(arch: Architecture, batch: int) -> float:
-    """Share of the weights a step of `batch` tokens reads: all but the unused embedding rows; of a
-    mixture of experts, only the experts its tokens touch."""
+def weight_share_read(arch: Architecture, batch: int, precision: str = "bf16") -> float:
+    """Share of the weight bytes a step of `batch` tokens reads: all but the unused embedding rows; of a
+    mixture of experts, only the experts its tokens touch.
+
+    Weighed in bytes as the checkpoint stores them: a quantized checkpoint keeps the embedding table in
+    16 bits (memory.weight_bytes), so the rows a step skips save 2 bytes each, not the precision's width.
+    """
+    total = memory.weight_bytes(arch, precision)
+    quantized = precision in memory.QUANTIZED
+    row_bytes = memory.KEPT_BYTES_PER_PARAMETER if quantized else memory.bytes_per_parameter(precision)
+    unread_rows = unread_embedding_parameters(arch, batch) * row_bytes
     experts = arch.layers * arch.experts * arch.expert_parameters if arch.experts > 1 else 0
-    shared = arch.parameters - experts - unread_embedding_parameters(arch, batch)
-    return (shared + experts * expert_fraction_read(arch, batch)) / arch.parameters
+    unread_experts = experts * memory.bytes_per_parameter(precision) * (1 - expert_fraction_read(arch, batch))
+    return (total - unread_rows - unread_experts) / total
 
 
 def intensity(flops: float, nbytes: float) -> float:

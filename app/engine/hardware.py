@@ -5,7 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.errors import EngineError
-from app.engine.units import GB, TB, TFLOPS
+from app.engine.units import GB, TB, TFLOPS, GiB, MiB, TiB
+
+# Plans are checked against a named budget, not the card's size. The "80GB" on an H100's box is binary:
+# 80 GiB of HBM3 (85.9 GB), of which nvidia-smi and CUDA report 81,559 MiB (85.5 GB), the rest reserved
+# (NVIDIA H100 datasheet; nvidia-smi totals collected in modal-labs/modal-client PR #2797). We plan
+# against 80 x 10^9 bytes: the lessons' decimal GB, and close to what serving engines leave themselves
+# (vLLM's default gpu_memory_utilization of 0.9 x 85.5 GB = 77 GB). The headroom to 85.5 GB stands for
+# the allocator's fragmentation and what the estimate leaves out.
+H100_PLANNING_BUDGET = 80 * GB
 
 
 class Link(BaseModel):
@@ -26,7 +34,12 @@ class GPU(BaseModel):
 
     id: str = Field(description="Short id: h100, a100 or h200")
     name: str = Field(description="Product name")
-    memory_bytes: int = Field(description="Memory capacity in bytes (decimal GB as the datasheet gives)")
+    memory_bytes: int = Field(
+        description="Planning budget in bytes: the box's figure read as decimal GB (80 x 10^9 for '80GB'); "
+        "what plans are checked against, a little under what the card holds"
+    )
+    physical_memory_bytes: int = Field(description="HBM on the card in bytes (binary: '80GB' is 80 GiB)")
+    cuda_memory_bytes: int = Field(description="Total memory nvidia-smi and CUDA report, in bytes")
     bandwidth: float = Field(description="Memory bandwidth in bytes per second")
     peak_flops: dict[str, float] = Field(
         description="Dense peak FLOP/s per precision (tensor cores where the precision has them)"
@@ -56,7 +69,9 @@ PCIE_GEN4_X16 = pcie_x16_bandwidth(16)
 H100_SXM = GPU(
     id="h100",
     name="NVIDIA H100 SXM5 80GB",
-    memory_bytes=80 * GB,  # 80 GB HBM3; nvidia-smi shows 81,559 MiB (85.52 GB) including reserved space
+    memory_bytes=H100_PLANNING_BUDGET,
+    physical_memory_bytes=80 * GiB,  # 80 GiB HBM3 = 85.9 GB
+    cuda_memory_bytes=81_559 * MiB,  # nvidia-smi "81559MiB" = 85.52 GB = 79.65 GiB
     bandwidth=3.35 * TB,
     peak_flops={
         "fp64": 34 * TFLOPS,
@@ -83,7 +98,9 @@ H100_SXM = GPU(
 A100_80GB = GPU(
     id="a100",
     name="NVIDIA A100 SXM4 80GB",
-    memory_bytes=80 * GB,
+    memory_bytes=80 * GB,  # planning budget, as for the H100
+    physical_memory_bytes=80 * GiB,  # 80 GiB HBM2e = 85.9 GB
+    cuda_memory_bytes=81_920 * MiB,  # nvidia-smi "81920MiB" (modal-labs/modal-client PR #2797)
     bandwidth=2.039 * TB,
     peak_flops={
         "fp64": 9.7 * TFLOPS,
@@ -106,7 +123,11 @@ A100_80GB = GPU(
 H200 = GPU(
     id="h200",
     name="NVIDIA H200 SXM 141GB",
-    memory_bytes=141 * GB,
+    memory_bytes=141 * GB,  # planning budget: the box's 141 read as decimal GB
+    # "141GB" reads as binary like the H100's "80GB"; nvidia-smi reports 143,771 MiB (150.8 GB, 140.4 GiB)
+    # on H200 SXM nodes (published nvidia-smi listings).
+    physical_memory_bytes=141 * GiB,
+    cuda_memory_bytes=143_771 * MiB,
     bandwidth=4.8 * TB,
     peak_flops=dict(H100_SXM.peak_flops),
     tdp_watts=700,
@@ -158,8 +179,11 @@ class CPU(BaseModel):
 # 3.8 GHz boost. Peaks are arithmetic at the base clock, per Intel's per-core rates:
 # AVX-512 FP32: 2 FMA units x 16 lanes x 2 FLOPs = 64 FLOPs/cycle/core -> 7.2 TFLOPS a socket;
 # AMX BF16: 1,024 FLOPs/cycle/core -> 56 x 1,024 x 2.0 GHz = 115 TFLOPS a socket;
-# DRAM: 8 channels x DDR5-4800 x 8 B = 307 GB/s a socket.
+# DRAM: 8 channels a socket, 8 B a transfer. DDR5-4800 DIMMs run at 4,400 MT/s with two DIMMs a
+# channel on Sapphire Rapids (Intel's memory population rules), as the DGX H100's 32 DIMMs are:
+# 8 x 4,400 MT/s x 8 B = 282 GB/s a socket, 563 GB/s for two (one DIMM a channel would give 614).
 _SOCKETS, _CORES_PER_SOCKET, _BASE_GHZ = 2, 56, 2.0
+DDR5_TWO_DIMMS_PER_CHANNEL_MT_S = 4400e6
 XEON_8480C_X2 = CPU(
     name="2 x Intel Xeon Platinum 8480C",
     sockets=_SOCKETS,
@@ -171,7 +195,7 @@ XEON_8480C_X2 = CPU(
     "channels x transfer rate x 8 B",
     peak_flops_fp32_avx512=_SOCKETS * _CORES_PER_SOCKET * 64 * _BASE_GHZ * 1e9,
     peak_flops_bf16_amx=_SOCKETS * _CORES_PER_SOCKET * 1024 * _BASE_GHZ * 1e9,
-    memory_bandwidth=_SOCKETS * 8 * 4800e6 * 8,
+    memory_bandwidth=_SOCKETS * 8 * DDR5_TWO_DIMMS_PER_CHANNEL_MT_S * 8,
 )
 
 
@@ -207,14 +231,15 @@ class Node(BaseModel):
     gpu: GPU = Field(description="The GPU model")
     nvswitch_chips: int = Field(description="NVSwitch chips joining the GPUs any-to-any")
     cpu: CPU = Field(description="The CPUs, all sockets")
-    system_memory_bytes: int = Field(description="CPU memory (DDR5) in bytes")
+    system_memory_bytes: int = Field(description="CPU memory (DDR5) in bytes: 2 TiB on a DGX H100")
     network: Network = Field(description="Ports to other nodes")
     nvme: Storage = Field(description="Local NVMe storage")
     source: str = Field(default="", description="Where these figures come from")
     max_power_watts: float = Field(description="Maximum power draw of the whole node in watts")
 
 
-# DGX H100: NVIDIA DGX BasePOD reference architecture (8 GPUs, 4 NVSwitch chips, 2 TB DDR5,
+# DGX H100: NVIDIA DGX BasePOD reference architecture (8 GPUs, 4 NVSwitch chips, 2 TB DDR5 -- binary:
+# 32 x 64 GiB DIMMs = 2 TiB, 2.2 x 10^12 bytes --,
 # 8 x ConnectX-7 400 Gb/s + 2 dual-port ConnectX-7 for storage, 2 x 1.92 TB + 8 x 3.84 TB NVMe);
 # 10.2 kW maximum from the DGX H100 user guide.
 DGX_H100 = Node(
@@ -224,7 +249,7 @@ DGX_H100 = Node(
     gpu=H100_SXM,
     nvswitch_chips=4,
     cpu=XEON_8480C_X2,
-    system_memory_bytes=2 * TB,
+    system_memory_bytes=2 * TiB,
     network=Network(links=8, link=NETWORK_400G, storage_ports=4),
     nvme=Storage(os_drives=2, os_drive_bytes=1_920 * GB, data_drives=8, data_drive_bytes=3_840 * GB),
     source="NVIDIA DGX BasePOD reference architecture; maximum power from the DGX H100 user guide",

@@ -140,6 +140,29 @@ class Architecture(BaseModel):
         return self._count(self.experts_per_token)
 
     @cached_property
+    def block_matrices(self) -> int:
+        """Weight matrices inside the transformer blocks: attention projections and MLP (expert) matrices.
+
+        These are what real fp8, int8 and int4 checkpoints quantize; embeddings, LM head, norms,
+        biases and MoE routers stay 16-bit (see memory.QUANTIZED_PARTS).
+        """
+        return self.layers * (4 + self.experts * (3 if self.gated_mlp else 2))
+
+    @cached_property
+    def block_matrix_parameters(self) -> int:
+        """Parameters of the block matrices (biases excluded)."""
+        d, q, kv = self.hidden, self.heads * self.n_head_dim, self.n_kv_heads * self.n_head_dim
+        mlp = (3 if self.gated_mlp else 2) * d * self.ffn
+        return self.layers * (d * q + 2 * d * kv + q * d + self.experts * mlp)
+
+    @cached_property
+    def block_matrix_rows(self) -> int:
+        """Output rows of the block matrices (for per-channel quantization scales)."""
+        q, kv = self.heads * self.n_head_dim, self.n_kv_heads * self.n_head_dim
+        mlp_rows = (2 * self.ffn if self.gated_mlp else self.ffn) + self.hidden
+        return self.layers * (q + 2 * kv + self.hidden + self.experts * mlp_rows)
+
+    @cached_property
     def weight_matrices(self) -> int:
         """Number of weight matrices (for per-tensor quantization scales)."""
         per_layer = 4 + self.experts * (3 if self.gated_mlp else 2) + (1 if self.experts > 1 else 0)

@@ -8,7 +8,15 @@ from app.engine.hardware import GPU, H100_SXM
 from app.engine.power import gpu_watts, idle_watts
 
 # Parts of a plan that occupy GPU memory, in the order the panel stacks them.
-COMPONENTS: tuple[str, ...] = ("weights", "kv_cache", "activations", "gradients", "optimizer", "runtime")
+COMPONENTS: tuple[str, ...] = (
+    "weights",
+    "kv_cache",
+    "activations",
+    "loss_head",
+    "gradients",
+    "optimizer",
+    "runtime",
+)
 
 # H100 SXM5 80GB: 80 GB HBM3 (NVIDIA H100 datasheet).
 H100_CAPACITY_BYTES = 80 * 10**9

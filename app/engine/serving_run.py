@@ -100,7 +100,7 @@ class _Server(BaseModel):
         """One decode step at this batch (at least one sequence): its weights and KV reads, or its compute."""
         b = max(1, math.ceil(batch))
         read = (
-            self.weights * compute.weight_share_read(self.arch, b) + max(batch, 1) * self.kv_read_per_sequence
+            self.weights * compute.weight_share_read(self.arch, b, self.run.precision) + max(batch, 1) * self.kv_read_per_sequence
         )
         comm = compute.tensor_parallel_seconds(self.arch, b, self.run.gpus, self.run.precision)
         gpu = get_gpu(self.run.gpu)
@@ -129,7 +129,7 @@ def _server(run: ServingRun) -> _Server:
         mfu=run.mfu,
     )
     arch, knobs = req.architecture, Knobs.of(req)
-    w, kv, work, _, _, rt = memory.parts(arch, knobs)
+    w, kv, work, _, _, _, rt = memory.parts(arch, knobs)
     capacity = get_gpu(run.gpu).memory_bytes
     free = capacity - w - work - rt
     if free < kv:

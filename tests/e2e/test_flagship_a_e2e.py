@@ -50,17 +50,17 @@ def test_launch_is_refused_before_it_starts_and_the_same_again(watched: Watched,
     page = watched.page
     page.goto(server.url + FLAGSHIP + "/4")
     plan = page.locator('[data-widget="plan"]')
-    commit_guess(plan, "150", choice="It is refused")
-    expect(plan.locator("[data-actual]")).to_have_text("it is refused, 510.4 GB")
+    commit_guess(plan, "150", choice="It is refused")  # 185.0 GB since issue 12 (was 510.4: stored scores)
+    expect(plan.locator("[data-actual]")).to_have_text("it is refused, 185.0 GB")
     plan.get_by_role("button", name="Launch").click()
     outcome = plan.locator('[data-launch="refused"]')
-    expect(outcome).to_contain_text("Launch refused before anything started. GPU 0 needs 510.4 GB but holds 80 GB")
+    expect(outcome).to_contain_text("Launch refused before anything started. GPU 0 needs 185.0 GB but holds 80 GB")
     first = plan.locator(".plan-result").inner_text()
     with page.expect_response(re.compile(r"/widgets/plan\?.*launched=true")):
         plan.get_by_role("button", name="Launch").click()
     expect(outcome).to_be_visible()
     assert plan.locator(".plan-result").inner_text() == first
-    expect(page.locator("#dgx-panel .why")).to_contain_text("GPU 0 needs 510.4 GB but holds 80 GB")
+    expect(page.locator("#dgx-panel .why")).to_contain_text("GPU 0 needs 185.0 GB but holds 80 GB")
     screenshot(page, "flagship-a-launch-refused")
     watched.assert_clean()
 

@@ -32,7 +32,8 @@ def bar_widths(html: str) -> dict[str, float]:
 
 def test_step_11_sets_the_chips_side_by_side_naming_the_cpu_peak(lessons_client: TestClient) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/11").text
-    assert 'data-value="ratio">69× the FLOP/s, 5.5× the bandwidth' in page
+    # 5.9× since issue 12: DDR5 at 4,400 MT/s with two DIMMs a channel, 563 GB/s (was 614).
+    assert 'data-value="ratio">69× the FLOP/s, 5.9× the bandwidth' in page
     assert "16,896, plus 528 tensor cores" in page and "112 cores at 2.0 GHz" in page
     assert "AVX-512 vector units in fp32 peak" in page and "arithmetic ceilings" in page
 
@@ -46,7 +47,7 @@ def test_switching_to_amx_narrows_the_gap(client: TestClient) -> None:
 
 def test_all_eight_gpus_multiply_the_gpu_side(client: TestClient) -> None:
     html = client.get("/widgets/cpu-vs-gpu?view=specs&gpus=8", headers=HX).text
-    assert "552× the FLOP/s, 43.6× the bandwidth" in html and "eight H100s in bf16: 7.9 PFLOPS" in html
+    assert "552× the FLOP/s, 47.6× the bandwidth" in html and "eight H100s in bf16: 7.9 PFLOPS" in html
 
 
 def test_step_12_times_the_same_prompt_on_each(lessons_client: TestClient) -> None:
@@ -117,7 +118,7 @@ def test_a_training_step_costs_three_times_the_prefill_of_its_tokens(client: Tes
 
 def test_one_sequence_of_decode_waits_on_memory_and_the_gpu_leads_only_by_bandwidth(client: TestClient) -> None:
     html = client.get("/widgets/cpu-vs-gpu?view=timing&workload=decode&tokens=256&batch=1", headers=HX).text
-    assert value(html, "ratio") == "5.5×"
+    assert value(html, "ratio") == "5.9×"  # 3.35 TB/s ÷ 563 GB/s
     assert value(html, "pace").startswith("Reading the weights sets the pace on both sides")
     assert "Reading the weights 256 times" in html
 

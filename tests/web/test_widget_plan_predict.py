@@ -99,7 +99,7 @@ def test_break_it_asks_whether_the_job_starts_and_needs_a_choice(lessons_client:
     guess(lessons_client, 4, 1, "100", choice="starts")
     page = lessons_client.get(f"{FLAGSHIP}/4").text
     assert "<span data-guess>it starts, 100 GB</span>" in page
-    assert "<span data-actual>it is refused, 510.4 GB</span>" in page and "Not quite: it is refused." in page
+    assert "<span data-actual>it is refused, 185.0 GB</span>" in page and "Not quite: it is refused." in page
     assert "Launch</button>" in page
 
 

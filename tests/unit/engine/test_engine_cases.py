@@ -35,8 +35,16 @@ def test_case_2_seven_billion_parameters_at_16_bits_are_14_gb_or_13_04_gib() -> 
 def test_case_3_llama_70b_weights_are_141_1_gb_in_bf16_and_70_6_gb_in_fp8(
     precision: str, expected_gb: float
 ) -> None:
-    """70,553,706,496 parameters × 2 B or × 1 B (+ per-tensor fp8 scales, a few kB). Tolerance 1 %."""
-    assert weight_bytes(LLAMA_70B, precision) / GB == pytest.approx(expected_gb, rel=0.01)
+    """70,553,706,496 parameters × 2 B or × 1 B (+ per-tensor fp8 scales, a few kB). Tolerance 1 %.
+
+    Changed by issue 12 for fp8: the 70.6 GB of the case is every parameter at 1 B (the pure
+    parameters × bits ÷ 8, still `whole_model=True`). A real fp8 checkpoint keeps the embeddings and
+    LM head in bf16 (2 × 128,256 × 8,192 parameters at 2 B): 72.65 GB, 2.9 % above the case.
+    """
+    assert weight_bytes(LLAMA_70B, precision, whole_model=True) / GB == pytest.approx(expected_gb, rel=0.01)
+    kept = LLAMA_70B.parameters - LLAMA_70B.block_matrix_parameters
+    real = expected_gb * GB + (kept if precision == "fp8" else 0)
+    assert weight_bytes(LLAMA_70B, precision) / GB == pytest.approx(real / GB, rel=0.01)
 
 
 def test_case_4_llama_8b_kv_cache_is_131_072_bytes_a_token() -> None:
