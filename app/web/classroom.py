@@ -22,6 +22,7 @@ ENDS = [("", "No end time"), ("1", "In 1 hour"), ("2", "In 2 hours"), ("3", "In 
         ("24", "In 1 day"), ("168", "In 1 week")]
 VIEWS = {"dashboard": "", "cockpit": "/cockpit", "projector": "/projector"}
 NO_STORE = {"Cache-Control": "no-store"}
+POLL_CACHE = {"Cache-Control": "no-cache"}  # a banner may be kept, but asked about (If-None-Match) every time
 
 
 def outline_for(lesson: Lesson) -> Outline:
@@ -194,20 +195,30 @@ async def my_class(request: Request, code: str, tpl: Tpl, db: DB, learner: Learn
     return HTMLResponse(tpl.page("classroom/me.html", request=request, r=report, welcome=False))
 
 
+def banner_etag(token: str) -> str:
+    return f'"banner-{token}"'
+
+
 @router.get("/class-banner", response_model=None)
 async def banner(request: Request, tpl: Tpl, db: DB, learner: LearnerId, lesson: str = "", step: int = 0,
                  v: str = "", locked: int = 0) -> Response:
-    """A learner's poll: 204 when nothing changed, the new banner when it did, or a move to the class's step."""
-    result = await classes.poll(db, learner, lesson[:100], step, v[:20], bool(locked))
+    """A learner's poll: 304 when nothing changed since the ETag the page sends back (If-None-Match; a page
+    from before ETags sends only `v` and gets 204), the new banner when it did, or a move to the class's step."""
+    sent = request.headers.get("If-None-Match", "")
+    known = sent.removeprefix('W/').strip('"').removeprefix("banner-")[:20] if sent else v[:20]
+    result = await classes.poll(db, learner, lesson[:100], step, known, bool(locked))
     if result.move_to is not None:
         return Response(status_code=200, headers={"HX-Redirect": f"/lessons/{lesson}/{result.move_to}"})
     if result.refresh:
         return Response(status_code=200, headers={"HX-Refresh": "true"})
     if not result.changed:
+        if sent and result.banner is not None:
+            return Response(status_code=304, headers={"ETag": banner_etag(result.banner.token), **POLL_CACHE})
         return Response(status_code=204)
     if result.banner is None:  # no longer in a class (it was deleted): the banner goes, the polling stops
         return HTMLResponse("")
-    return HTMLResponse(tpl.block("classroom/banner.html", "banner", request=request, b=result.banner))
+    return HTMLResponse(tpl.block("classroom/banner.html", "banner", request=request, b=result.banner),
+                        headers={"ETag": banner_etag(result.banner.token), **POLL_CACHE})
 
 
 @router.post("/class-activity", dependencies=[Depends(require_csrf)])
