@@ -136,7 +136,7 @@ def class_info(klass: Classroom, now: datetime | None = None) -> ClassInfo:
 
 
 @dataclass
-class _Facts:
+class ClassFacts:
     """Rows read for one class, keyed for quick lookups."""
 
     members: list[Any]
@@ -148,7 +148,7 @@ class _Facts:
     wrong: list[Any] = field(default_factory=list)  # (step, drill, answers JSON, parts JSON, count)
 
 
-async def _read(db: Database, klass: Classroom) -> _Facts:
+async def read_class(db: Database, klass: Classroom) -> ClassFacts:
     """Six queries whatever the class size; the database does the filtering and the counting it can."""
     end = horizon(klass)
     in_class = Member.class_id == klass.id
@@ -170,7 +170,7 @@ async def _read(db: Database, klass: Classroom) -> _Facts:
         members = (await s.execute(select(
             Member.id, Member.learner_id, Member.name, Member.joined_at, Member.step, Member.arrived_at,
             Member.counted_at, Member.last_active).where(in_class).order_by(Member.name_key))).all()
-        facts = _Facts(members=list(members))
+        facts = ClassFacts(members=list(members))
         for learner_id, step, is_done in await s.execute(progress):
             facts.seen[learner_id].add(step)
             if is_done:
@@ -209,7 +209,7 @@ def percentile(values: list[float], q: float) -> float | None:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
-def _drill_stats(outline: Outline, facts: _Facts, revealed: list[str]) -> list[DrillStats]:
+def _drill_stats(outline: Outline, facts: ClassFacts, revealed: list[str]) -> list[DrillStats]:
     titles = {s.number: s.title for s in outline.steps}
     stats: dict[str, DrillStats] = {}
 
@@ -244,7 +244,7 @@ def _drill_stats(outline: Outline, facts: _Facts, revealed: list[str]) -> list[D
     return sorted(stats.values(), key=lambda d: (d.step, d.drill))
 
 
-def _struggles(facts: _Facts) -> dict[str, dict[str, int]]:
+def _struggles(facts: ClassFacts) -> dict[str, dict[str, int]]:
     """Per learner and drill: wrong attempts in all, where the latest attempt is wrong (a right one clears the
     flag, the next wrong one brings it back with the whole count: wrong, wrong, right, wrong, wrong is 4)."""
     wrong: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -260,11 +260,11 @@ def _struggles(facts: _Facts) -> dict[str, dict[str, int]]:
 async def build_dashboard(db: Database, klass: Classroom, now: datetime | None = None) -> Dashboard:
     """Everything the dashboard, projector and cockpit show, in one read of the class."""
     now = now or utcnow()
-    facts = await _read(db, klass)
+    facts = await read_class(db, klass)
     return assemble(klass, facts, now)
 
 
-def assemble(klass: Classroom, facts: _Facts, now: datetime) -> Dashboard:
+def assemble(klass: Classroom, facts: ClassFacts, now: datetime) -> Dashboard:
     """The dashboard from the rows read: one pass over the members, one over the attempts (no step × learner
     loops), rows built whole (no field set twice)."""
     info = class_info(klass, now)
