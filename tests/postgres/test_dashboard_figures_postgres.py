@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from app.classroom import dashboard
-from app.classroom.models import utcnow
 from app.classroom.db import Database, upgrade
+from app.classroom.models import utcnow
 from tests.postgres.pg import fresh_database
 from tests.unit.classroom.classroom_helpers import answer, finish_step, join, new_class, open_step, rewind, run
 
