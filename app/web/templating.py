@@ -7,6 +7,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from jinja2_fragments import render_block, render_blocks
+from markupsafe import Markup
 
 from app.format import FILTERS
 from app.web.static import StaticUrls
@@ -14,6 +15,7 @@ from app.web.static import StaticUrls
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
+PANELS_KEPT = 512  # rendered dgx-1 panels remembered per process (a few kB each)
 
 
 class Templates:
@@ -30,6 +32,8 @@ class Templates:
         self.env.filters.update(FILTERS)
         self.env.globals["static_url"] = StaticUrls(static)
         self.env.globals["oob"] = False
+        self.env.globals["panel_html"] = self.panel
+        self._panels: dict[tuple[str, bool], Markup] = {}
 
     def page(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
@@ -39,3 +43,14 @@ class Templates:
 
     def blocks(self, name: str, blocks: list[str], /, **context: Any) -> str:
         return render_blocks(self.env, name, blocks, **context)
+
+    def panel(self, panel: Any, oob: bool = False) -> Markup:
+        """The dgx-1 panel (templates/panel.html), rendered once per different panel: a step page or a widget
+        update showing a panel already drawn gets it from memory by its key (about 1 ms a render saved)."""
+        key = (panel.key, oob)
+        html = self._panels.get(key)
+        if html is None:
+            if len(self._panels) >= PANELS_KEPT:
+                self._panels.clear()
+            html = self._panels[key] = Markup(self.block("panel.html", "panel", panel=panel, oob=oob))
+        return html
