@@ -77,6 +77,7 @@ async def run(learners: int, repeat: int, database_url: str) -> None:
                 action = re.search(r'action="([^"]+)"', drill_form.group(0)).group(1)  # type: ignore[union-attr]
                 hx = {"HX-Request": "true"}
                 routes: list[tuple[str, Callable[[], Awaitable[httpx.Response]], tuple[int, ...]]] = [
+                    ("GET /healthz (the floor: client, middleware, routing)", lambda: c.get("/healthz"), (200,)),
                     ("GET /class-banner (If-None-Match: 304)",
                      lambda: c.get(banner.replace("&amp;", "&"), headers={**hx, "If-None-Match": tag}), (304,)),
                     ("GET /class-banner (204, no ETag)", lambda: c.get(banner.replace("&amp;", "&"), headers=hx),
