@@ -114,6 +114,12 @@ class Forms(HTMLParser):
 FORM_OR_BANNER = re.compile(r'<form\b.*?</form>|<div id="class-banner"[^>]*>', re.S)
 
 
+def banner_tag(html: str) -> str:
+    """The ETag the page's banner polls with (If-None-Match), as static/app.js builds it from data-token."""
+    match = re.search(r'id="class-banner"[^>]*data-token="([^"]+)"', html)
+    return f'"banner-{match.group(1)}"' if match else ""
+
+
 def read_forms(html: str) -> Forms:
     """Parse only the forms and the banner (a step page is large; the load generator must stay light)."""
     parser = Forms()
@@ -215,6 +221,7 @@ class Learner:
     stats: Stats
     stop: asyncio.Event
     banner_url: str = ""
+    banner_tag: str = ""
     bring_to: int = 0
 
     async def run(self, start_within: float) -> None:
@@ -242,6 +249,7 @@ class Learner:
                 return
             forms = read_forms(r.text)
             self.banner_url = forms.banner_url or self.banner_url
+            self.banner_tag = banner_tag(r.text) or self.banner_tag
             for form in [f for f in forms.forms if f.kind == "widget"][:2]:
                 for _ in range(self.rng.randint(1, 3)):
                     await self.think(*WIDGET_THINK)
@@ -306,10 +314,12 @@ class Learner:
         while not self.stop.is_set():
             await pause(self.stop, BANNER_EVERY)
             if self.banner_url and not self.stop.is_set():
+                headers = {"HX-Request": "true"} | ({"If-None-Match": self.banner_tag} if self.banner_tag else {})
                 r = await self.stats.call(c, "GET /class-banner", "GET", self.banner_url.replace("&amp;", "&"),
-                                          (200, 204), headers={"HX-Request": "true"})
+                                          (200, 204, 304), headers=headers)  # as static/app.js asks: ETag, 304
                 if r is not None and r.status_code == 200:
                     self.banner_url = read_forms(r.text).banner_url or self.banner_url
+                    self.banner_tag = r.headers.get("etag", self.banner_tag)
                     bring = re.search(r'data-bring="(\d+)"', r.text)
                     self.bring_to = int(bring.group(1)) if bring else 0
 

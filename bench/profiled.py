@@ -61,3 +61,7 @@ class Profiled:
 
 
 app = Profiled(inner, Path(os.environ.get("GC_BENCH_PROFILE_DIR", ".")))
+
+
+if __name__ == "__main__":  # `make bench` runs every script here: this one is a module for bench/classroom.py
+    print("bench/profiled.py is the app under cProfile for `bench/classroom.py --profile`; nothing to run alone.")
