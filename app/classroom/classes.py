@@ -316,9 +316,11 @@ async def held_step(s: AsyncSession, learner_id: str, lesson: str, number: int) 
 
 async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> ClassBanner | None:
     """A learner opened a step: record the visit (unless their class holds them before it), count time on task
-    for their class while it is open, and say what the class banner shows. One transaction, one commit."""
+    for their class while it is open, and say what the class banner shows. One transaction, one commit; the
+    statements go through the session's Core connection (SQLAlchemy's ORM step cost ~0.3 ms a statement)."""
     now = utcnow()
-    async with db.session() as s:
+    async with db.session() as session:
+        s = await session.connection()
         seat = await _latest(s, learner_id, lesson)
         if seat is None:
             await record_visit_in(s, learner_id, lesson, number)
@@ -337,7 +339,7 @@ async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> 
     return banner
 
 
-async def _count_time(s: AsyncSession, member: Seat, number: int, now: datetime) -> None:
+async def _count_time(s: AsyncConnection, member: Seat, number: int, now: datetime) -> None:
     """Add the time since the last page view to the step they were on; note arrival on a new step.
 
     Two statements, both writes: SQLite holds its write lock for as short a time as possible."""
