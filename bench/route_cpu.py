@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
+from sqlalchemy import event
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,14 +41,18 @@ def csrf(html: str) -> str:
     return match.group(1) if match else ""
 
 
-async def timed(repeat: int, call: Callable[[], Awaitable[httpx.Response]], ok: tuple[int, ...]) -> float:
+async def timed(repeat: int, call: Callable[[], Awaitable[httpx.Response]], ok: tuple[int, ...],
+                statements: list[str]) -> tuple[float, float, float]:
+    """Median CPU ms, and database statements and writes (not SELECT) per request."""
     took = []
+    statements.clear()
     for _ in range(repeat):
         start = time.process_time()
         r = await call()
         took.append(time.process_time() - start)
         assert r.status_code in ok, (r.status_code, r.text[:300])
-    return statistics.median(took) * 1000
+    writes = [s for s in statements if not s.lstrip().upper().startswith(("SELECT", "PRAGMA", "BEGIN", "WITH"))]
+    return statistics.median(took) * 1000, len(statements) / repeat, len(writes) / repeat
 
 
 async def run(learners: int, repeat: int, database_url: str) -> None:
@@ -69,11 +74,12 @@ async def run(learners: int, repeat: int, database_url: str) -> None:
                 token = csrf(step1)
                 banner = re.search(r'hx-get="(/class-banner\?[^"]+)"', step1).group(1)  # type: ignore[union-attr]
                 tag = '"banner-' + re.search(r'data-token="([^"]+)"', step1).group(1) + '"'  # type: ignore[union-attr]
-                widget = re.search(r'hx-get="(/widgets/weight-storage\?[^"]+)"', step1)
+                widget = re.search(r'hx-get="(/widgets/weight-storage)"', step1)
                 drill_page = (await c.get(f"/lessons/{LESSON}/7")).text
                 drill_form = re.search(r'<form[^>]*class="[^"]*drill-form.*?</form>', drill_page, re.S)
                 assert drill_form, "step 7 has no drill form"
                 fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', drill_form.group(0)))
+                typed = dict.fromkeys(re.findall(r'name="(answer-[^"]+)"', drill_form.group(0)), "14")
                 action = re.search(r'action="([^"]+)"', drill_form.group(0)).group(1)  # type: ignore[union-attr]
                 hx = {"HX-Request": "true"}
                 routes: list[tuple[str, Callable[[], Awaitable[httpx.Response]], tuple[int, ...]]] = [
@@ -86,19 +92,25 @@ async def run(learners: int, repeat: int, database_url: str) -> None:
                     ("GET /lessons/{slug}/{n} (step 7, drill)", lambda: c.get(f"/lessons/{LESSON}/7"), (200,)),
                     ("POST /lessons/{slug}/{n}/done", lambda: c.post(f"/lessons/{LESSON}/1/done",
                                                                       data={"csrf_token": token}), (303,)),
-                    ("POST /drills/{name}/answer", lambda: c.post(action, data={**fields, "answer-bytes": "2"},
-                                                                   headers=hx), (200, 422, 429)),
+                    ("POST /drills/{name}/answer (graded, stored)", lambda: c.post(action, data={**fields, **typed},
+                                                                                    headers=hx), (200,)),
                     ("GET /join/{code} (a member: their page)", lambda: c.get(f"/join/{code}"), (200,)),
                     ("dashboard poll", lambda: teacher.get(f"/teach/{code}", headers=hx), (200,)),
                     ("projector poll", lambda: teacher.get(f"/teach/{code}/projector", headers=hx), (200,)),
                 ]
                 if widget:
-                    url = widget.group(1).replace("&amp;", "&")
-                    routes.insert(2, ("GET /widgets/weight-storage", lambda: c.get(url, headers=hx), (200,)))
-                print(f"{learners} learners in the class; median CPU ms of {repeat} requests each")
+                    url = f"{widget.group(1)}?lesson={LESSON}&step=1&w=1&parameters=7e9&bits=8"
+                    routes.insert(3, ("GET /widgets/weight-storage (a moved slider)",
+                                      lambda: c.get(url, headers=hx), (200,)))
+                statements: list[str] = []
+                event.listen(app.state.db.engine.sync_engine, "before_cursor_execute",
+                             lambda *args: statements.append(args[2]))
+                print(f"{learners} learners in the class; median CPU of {repeat} requests each")
+                print(f"  {'route':54} {'CPU ms':>7} {'statements':>10} {'writes':>7}")
                 for name, call, ok in routes:
                     count = min(repeat, 15) if "answer" in name else repeat  # 20 answers a minute per learner
-                    print(f"  {name:44} {await timed(count, call, ok):7.2f}")
+                    cpu, per, writes = await timed(count, call, ok, statements)
+                    print(f"  {name:54} {cpu:7.2f} {per:10.1f} {writes:7.1f}")
 
 
 def main() -> int:
