@@ -96,8 +96,12 @@ def everything_json(klass: Classroom, outline: Outline, people: list[LearnerRepo
 
 async def export(db: Database, klass: Classroom, what: str) -> str:
     """One of FORMATS as text."""
+    return render(klass, what, await reports(db, klass))
+
+
+def render(klass: Classroom, what: str, people: list[LearnerReport]) -> str:
+    """One of FORMATS as text, from the reports already read (no database: a worker thread may run it)."""
     outline = outline_of(klass)
-    people = await reports(db, klass)
     if what == "learners":
         return learners_csv(outline, people)
     if what == "attempts":

@@ -13,6 +13,7 @@ from app.classroom import classes, dashboard, export
 from app.classroom.class_models import Classroom
 from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
+from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
 from app.web.security import require_csrf, secure_cookie
 
@@ -22,6 +23,7 @@ ENDS = [("", "No end time"), ("1", "In 1 hour"), ("2", "In 2 hours"), ("3", "In 
         ("24", "In 1 day"), ("168", "In 1 week")]
 VIEWS = {"dashboard": "", "cockpit": "/cockpit", "projector": "/projector"}
 NO_STORE = {"Cache-Control": "no-store"}
+ROW_ID_MAX = 2**31 - 1  # PostgreSQL's integer: a larger id in an address is nobody (404), not a database error
 
 
 def outline_for(lesson: Lesson) -> Outline:
@@ -84,7 +86,9 @@ def qr_svg(text: str, title: str) -> str:
 
 
 def base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+    """The site's address for links and QR codes: PUBLIC_URL when set, never a Host header a client chose."""
+    public: str = request.app.state.settings.public_url
+    return public or str(request.base_url).rstrip("/")
 
 
 # --- creating a class ------------------------------------------------------------------------------------
@@ -262,7 +266,7 @@ async def cockpit(request: Request, tpl: Tpl, db: DB, settings: Config, klass: I
 @router.get("/teach/{code}/learners/{member_id}", response_class=HTMLResponse)
 async def learner_detail(request: Request, member_id: int, tpl: Tpl, db: DB, klass: Instructor) -> HTMLResponse:
     """One learner's steps and every attempt as typed (instructor only)."""
-    member = await dashboard.member_by_id(db, klass, member_id)
+    member = await dashboard.member_by_id(db, klass, member_id) if 0 < member_id <= ROW_ID_MAX else None
     if member is None:
         raise HTTPException(status_code=404, detail="Nobody in this class has that number.")
     report = await dashboard.learner_report(db, klass, member)
@@ -344,12 +348,15 @@ EXPORTS = {"learners.csv": ("learners", CSV), "attempts.csv": ("attempts", CSV),
 
 
 @router.get("/teach/{code}/export/{name}")
-async def export_file(name: str, db: DB, klass: Instructor) -> Response:
-    """learners.csv, attempts.csv or class.json, as a download."""
+async def export_file(request: Request, name: str, db: DB, klass: Instructor) -> Response:
+    """learners.csv, attempts.csv or class.json, as a download; one export at a time per process, formatted in
+    a worker thread (app/web/heavy.py)."""
     if name not in EXPORTS:
         raise HTTPException(status_code=404, detail="Exports are learners.csv, attempts.csv and class.json.")
     what, media = EXPORTS[name]
-    body = await export.export(db, klass, what)
+    async with await heavy.queued(request.app):
+        people = await export.reports(db, klass)
+        body = await heavy.in_thread(request.app, export.render, klass, what, people)
     filename = f"class-{klass.code}-{name}"
     return Response(body, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"',
                                                      **NO_STORE})
