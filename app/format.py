@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_HALF_UP, Decimal
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -120,6 +121,18 @@ def usd(value: float, digits: int = 0) -> str:
     return f"{sign}${abs(value):,.{digits}f}"
 
 
+_MD_INLINE = re.compile(r"([\\`*_{}\[\]()#|~!])")
+_MD_LINE_START = re.compile(r"^(\s*)([-+=>]|\d+[.)])", re.MULTILINE)
+
+
+def md(text: object) -> str:
+    """Learner text for a Markdown file, shown as typed and never rendered: HTML characters become entities,
+    Markdown's punctuation is backslash-escaped, and a line cannot open a heading, list, quote or rule."""
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = _MD_INLINE.sub(r"\\\1", out)
+    return _MD_LINE_START.sub(r"\1\\\2", out)
+
+
 FILTERS = {
     "num": num,
     "gb": gb,
@@ -135,4 +148,5 @@ FILTERS = {
     "watts": watts,
     "ratio": ratio,
     "usd": usd,
+    "md": md,
 }
