@@ -87,7 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         await db.close()
 
-    app = FastAPI(title="GPU Classroom", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="GPU Classroom", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Lessons on what AI workloads need, on a simulated DGX H100 (dgx-1). "
                   "The /api routes expose the engine.")
     app.state.settings = settings
