@@ -16,7 +16,7 @@ from app import startup
 from app.classroom.db import Database
 from app.lessons.loader import load_lessons
 from app.settings import Settings
-from app.web import errors
+from app.web import errors, openapi
 from app.web.guard import GuardMiddleware
 from app.web.security import SecurityMiddleware, Signer, redact_access_log
 from app.web.static import CachedStatic
@@ -102,6 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)  # type: ignore[attr-defined]
         if hasattr(module, "install"):
             module.install(app)
+    app.openapi = lambda: openapi.document(app)  # type: ignore[method-assign]
     return app
 
 
