@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import segno
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from app.classroom import classes, dashboard, export
 from app.classroom.class_models import Classroom
@@ -349,14 +350,18 @@ EXPORTS = {"learners.csv": ("learners", CSV), "attempts.csv": ("attempts", CSV),
 
 @router.get("/teach/{code}/export/{name}")
 async def export_file(request: Request, name: str, db: DB, klass: Instructor) -> Response:
-    """learners.csv, attempts.csv or class.json, as a download; one export at a time per process, formatted in
-    a worker thread (app/web/heavy.py)."""
+    """learners.csv, attempts.csv or class.json, as a download, streamed learner by learner; one export at a
+    time per process (app/web/heavy.py), the others wait their turn."""
     if name not in EXPORTS:
         raise HTTPException(status_code=404, detail="Exports are learners.csv, attempts.csv and class.json.")
     what, media = EXPORTS[name]
-    async with await heavy.queued(request.app):
-        people = await export.reports(db, klass)
-        body = await heavy.in_thread(request.app, export.render, klass, what, people)
+    limiter = await heavy.queued(request.app)
+
+    async def body() -> AsyncIterator[str]:
+        async with limiter:
+            async for chunk in export.stream(db, klass, what):
+                yield chunk
+
     filename = f"class-{klass.code}-{name}"
-    return Response(body, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                                                     **NO_STORE})
+    return StreamingResponse(body(), media_type=media, headers={
+        "Content-Disposition": f'attachment; filename="{filename}"', **NO_STORE})
