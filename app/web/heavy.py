@@ -2,8 +2,8 @@
 
 Widget updates are answered on the event loop in a few milliseconds; a class export or a profiling file takes
 seconds of CPU. Both go through here: the profile file is generated in a worker process (pure-Python work in a
-thread would still hold the GIL the loop needs), exports are formatted in a worker thread, and each kind runs
-one at a time per app process while later requests wait their turn.
+thread would still hold the GIL the loop needs), exports stream under a limiter, and each kind runs one at a
+time per app process while later requests wait their turn.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 import anyio
 import anyio.to_process
-import anyio.to_thread
 from fastapi import FastAPI
 
 T = TypeVar("T")
@@ -25,11 +24,6 @@ def _limiter(app: FastAPI, name: str) -> anyio.CapacityLimiter:
     if name not in limiters:
         limiters[name] = anyio.CapacityLimiter(AT_ONCE)
     return limiters[name]
-
-
-async def in_thread(app: FastAPI, fn: Callable[..., T], *args: Any) -> T:
-    """Run fn(*args) in a worker thread, one at a time per app."""
-    return await anyio.to_thread.run_sync(fn, *args, limiter=_limiter(app, "thread"))
 
 
 async def in_process(app: FastAPI, fn: Callable[..., T], *args: Any) -> T:
