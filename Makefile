@@ -6,7 +6,7 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test install install-test frontend chromium check lint bench bench-streamlit clean
+.PHONY: run test install install-test frontend chromium check lint bench bench-streamlit screenshots clean
 
 run: install frontend                  ## set up, migrate the SQLite database and serve on http://127.0.0.1:8000
 	$(BIN)/gpu-classroom migrate
@@ -79,6 +79,10 @@ bench-streamlit: .venv-streamlit/.stamp frontend  ## the weight-storage widget a
 	.venv-streamlit/bin/pip install -q --upgrade pip
 	.venv-streamlit/bin/pip install -q -e . streamlit playwright
 	touch $@
+
+screenshots: install-test frontend chromium  ## retake docs/screenshots from a fresh server on 127.0.0.1:8766
+	d=$$(mktemp -d); GPU_CLASSROOM_DATA_DIR=$$d $(BIN)/gpu-classroom serve --port 8766 & pid=$$!; \
+	$(BIN)/python docs/screenshots/take.py --base http://127.0.0.1:8766 --wait 30; rc=$$?; kill $$pid; rm -rf $$d; exit $$rc
 
 clean:                                 ## remove everything installed or generated
 	rm -rf $(VENV) node_modules static/vendor data test-artifacts
