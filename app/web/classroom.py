@@ -242,15 +242,18 @@ async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Cla
     moved = adopt_key(request, klass, settings)
     if moved is not None:
         return moved
-    facts = await dashboard.read_class(db, klass)
     join_url = f"{base_url(request)}/join/{klass.code}"
     headers = {"Vary": "HX-Request", **NO_STORE}
     htmx = is_htmx(request)
     now = utcnow()
+    if template.endswith("projector.html"):  # no names, no rows: counted by the database, whatever the size
+        projection: Any = await dashboard.build_projection(db, klass, now)
+    else:
+        facts = await dashboard.read_class(db, klass)
 
     def render() -> str:
-        context: dict[str, Any] = {"request": request, "d": dashboard.assemble(klass, facts, now),
-                                   "join_url": join_url}
+        d = projection if template.endswith("projector.html") else dashboard.assemble(klass, facts, now)
+        context: dict[str, Any] = {"request": request, "d": d, "join_url": join_url}
         if htmx:
             return tpl.block(template, "live", **context)
         if template.endswith("projector.html"):
