@@ -246,17 +246,18 @@ async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Cla
     headers = {"Vary": "HX-Request", **NO_STORE}
     htmx = is_htmx(request)
     now = utcnow()
-    if template.endswith("projector.html"):  # no names, no rows: counted by the database, whatever the size
+    projector = template.endswith("projector.html")
+    if projector:  # no names, no per-learner times: counted by the database, whatever the class size
         projection: Any = await dashboard.build_projection(db, klass, now)
     else:
         facts = await dashboard.read_class(db, klass)
 
     def render() -> str:
-        d = projection if template.endswith("projector.html") else dashboard.assemble(klass, facts, now)
+        d = projection if projector else dashboard.assemble(klass, facts, now)
         context: dict[str, Any] = {"request": request, "d": d, "join_url": join_url}
         if htmx:
             return tpl.block(template, "live", **context)
-        if template.endswith("projector.html"):
+        if projector:
             context["qr"] = qr_svg(join_url, f"Join class {klass.code}")
         return tpl.page(template, **context)
 
