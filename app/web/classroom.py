@@ -252,18 +252,22 @@ async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Cla
     moved = adopt_key(request, klass, settings)
     if moved is not None:
         return moved
-    facts = await dashboard.read_class(db, klass)
     join_url = f"{base_url(request)}/join/{klass.code}"
     headers = {"Vary": "HX-Request", **NO_STORE}
     htmx = is_htmx(request)
     now = utcnow()
+    projector = template.endswith("projector.html")
+    if projector:  # no names, no per-learner times: counted by the database, whatever the class size
+        projection: Any = await dashboard.build_projection(db, klass, now)
+    else:
+        facts = await dashboard.read_class(db, klass)
 
     def render() -> str:
-        context: dict[str, Any] = {"request": request, "d": dashboard.assemble(klass, facts, now),
-                                   "join_url": join_url}
+        d = projection if projector else dashboard.assemble(klass, facts, now)
+        context: dict[str, Any] = {"request": request, "d": d, "join_url": join_url}
         if htmx:
             return tpl.block(template, "live", **context)
-        if template.endswith("projector.html"):
+        if projector:
             context["qr"] = qr_svg(join_url, f"Join class {klass.code}")
         return tpl.page(template, **context)
 
@@ -340,7 +344,7 @@ async def reveal(db: DB, klass: Instructor, drill: Annotated[str, Form(max_lengt
                  shown: Annotated[str, Form(max_length=5)] = "1",
                  view: Annotated[str, Form(max_length=20)] = "dashboard") -> Response:
     """Show (or hide again) one drill's answer distribution on the projector."""
-    keys = {d.key for d in (await dashboard.build_dashboard(db, klass)).drills}
+    keys = {d.key for d in (await dashboard.build_projection(db, klass)).drills}
     if drill not in keys:
         raise HTTPException(status_code=404, detail="This lesson has no such drill.")
     await classes.reveal(db, klass, drill, shown == "1")
