@@ -23,6 +23,11 @@ def gib(nbytes: float, digits: int = 2) -> str:
     return f"{nbytes / 2**30:,.{digits}f} GiB"
 
 
+def tib(nbytes: float, digits: int = 0) -> str:
+    """Bytes in binary tebibytes: 2 TiB."""
+    return f"{nbytes / 2**40:,.{digits}f} TiB"
+
+
 def tb_s(rate: float, digits: int = 2) -> str:
     """Bytes per second in TB/s."""
     return f"{rate / 1e12:,.{digits}f} TB/s"
@@ -120,10 +125,41 @@ def usd(value: float, digits: int = 0) -> str:
     return f"{sign}${abs(value):,.{digits}f}"
 
 
+def size(nbytes: float) -> str:
+    """Bytes with the decimal prefix that suits them: 50 MB, 80 GB, 3.84 TB."""
+    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if abs(nbytes) >= scale:
+            return f"{sig(nbytes / scale)} {unit}"
+    return f"{nbytes:,.0f} B"
+
+
+def quantity(value: float, unit: str) -> str:
+    """An engine figure in its unit, written the way the rest of the site writes that unit."""
+    if unit == "bytes":
+        return size(value)
+    if unit == "bytes/s":
+        return f"{sig(value / 1e12)} TB/s" if abs(value) >= 1e12 else f"{sig(value / 1e9)} GB/s"
+    if unit == "FLOP/s":
+        return f"{value / 1e12:,.{0 if abs(value) >= 1e14 else 1}f} TFLOPS"
+    if unit == "W":
+        return watts(value)
+    if unit == "s":
+        return seconds(value)
+    if unit == "GHz":
+        return f"{value:g} GHz"
+    if unit in ("GiB", "GB", "%"):
+        return f"{value:,.1f} {unit}"
+    if unit in ("count", "tokens"):
+        return num(value)
+    return f"{num(value)} {unit}"
+
+
 FILTERS = {
+    "quantity": quantity,
     "num": num,
     "gb": gb,
     "gib": gib,
+    "tib": tib,
     "tb_s": tb_s,
     "gb_s": gb_s,
     "sci": sci,

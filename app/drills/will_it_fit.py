@@ -49,6 +49,7 @@ LOWER = {
     "weights": "the weights",
     "kv_cache": "the KV cache",
     "activations": "the activations",
+    "loss_head": "the loss head",
     "gradients": "the gradients",
     "optimizer": "the optimizer state",
     "runtime": "the runtime",
@@ -57,6 +58,7 @@ LABELS = {
     "weights": "Weights",
     "kv_cache": "KV cache",
     "activations": "Activations",
+    "loss_head": "Loss head",
     "gradients": "Gradients",
     "optimizer": "Optimizer state",
     "runtime": "Runtime",
@@ -67,6 +69,7 @@ NAMES = {
     "activations": ["activation", "activations", "workspace", "prefill workspace"],
     "weights": ["weight", "weights", "parameters", "model weights"],
     "gradients": ["gradient", "gradients", "grads"],
+    "loss_head": ["loss head", "loss", "logits", "logit", "lm head", "head"],
     "runtime": ["runtime", "cuda", "cuda context"],
 }
 
@@ -136,7 +139,11 @@ def _question(parameters: dict[str, Any], mem: memory.MemoryBreakdown) -> Questi
             f"{num(req.context_tokens)} tokens in a bf16 KV cache."
         )
     else:
-        recompute = ", with activation checkpointing" if req.activation_checkpointing else ""
+        recompute = (
+            ""
+            if req.activation_checkpointing == "none"
+            else f", with {req.activation_checkpointing} activation checkpointing"
+        )
         parallel = " (data parallel)" if req.gpus > 1 else ""
         prompt = (
             f"Train {arch.name} with Adam in mixed precision on {gpus}{parallel}: {seqs} of "
@@ -204,16 +211,21 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
     givens = [Given(label="Model", text=f"{arch.name}: {num(arch.parameters)} parameters{experts}; {shape}")]
     if req.mode == "serve":
         q = memory.QUANTIZATION[req.precision]
-        scales = f"; {q.note}, {q.scale_bytes} bytes each" if q.granularity == "group" else ""
+        scales = f"; {q.note}" if q.granularity == "group" else ""
+        kept = ""
+        if req.precision in memory.QUANTIZED:
+            quantized = memory.quantized_parameters(arch, req.precision)
+            kept = (
+                f" for the {num(quantized)} in the layers' matrices; the other {num(arch.parameters - quantized)} "
+                f"({memory.KEPT_16BIT_PARTS}) stay bf16"
+            )
         givens += [
             Given(
                 label="Weights",
-                text=f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a "
-                f"parameter{scales}",
+                text=f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a parameter"
+                f"{kept}{scales}",
             ),
-            Given(
-                label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"
-            ),
+            Given(label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"),
             Given(label="Prefill workspace (activations)", text=f"{gb(mem.activations)} a GPU"),
         ]
     else:
@@ -225,13 +237,15 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
                 f"{st.optimizer:g} optimizer state with its fp32 master copy",
             ),
             Given(label="Sharding", text=SHARDING_TEXT[req.sharding]),
+            Given(label="Activations", text=f"{gb(mem.activations)} a GPU for this batch and sequence length"),
             Given(
-                label="Activations", text=f"{gb(mem.activations)} a GPU for this batch and sequence length"
+                label="Loss head",
+                text=f"{gb(mem.loss_head)} a GPU: the logits of every token, in 16 and 32 bits, and their gradient",
             ),
         ]
     givens += [
         Given(label="Runtime", text=f"{gb(mem.runtime)} a GPU (CUDA context and libraries)"),
-        Given(label="GPU", text=f"H100, {gb(mem.capacity, 0)} of memory"),
+        Given(label="GPU", text=f"H100, planned at {gb(mem.capacity, 0)} of memory (the card holds 80 GiB)"),
     ]
     return givens
 
@@ -270,13 +284,22 @@ def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Var
             )
         )
     if req.mode == "serve":
+        if req.precision in memory.QUANTIZED:
+            every = memory.weight_bytes(arch, req.precision, whole_model=True) / n
+            out.append(
+                (
+                    "quantized-everything",
+                    total - w + every,
+                    f"that stores every parameter in {req.precision}; real checkpoints keep "
+                    f"{memory.KEPT_16BIT_PARTS} in bf16",
+                )
+            )
         if req.batch_size > 1 and kv:
             out.append(
                 (
                     "forgot-batch",
                     total - kv + kv / req.batch_size,
-                    f"that keeps the KV cache of one sequence; {req.batch_size} sequences each keep their "
-                    "own",
+                    f"that keeps the KV cache of one sequence; {req.batch_size} sequences each keep their own",
                 )
             )
         if n > 1:
@@ -288,9 +311,7 @@ def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Var
                 )
             )
         if req.precision == "bf16":
-            out.append(
-                ("fp32-instead-of-bf16", total + w, "that stores the weights in fp32 (4 bytes); bf16 takes 2")
-            )
+            out.append(("fp32-instead-of-bf16", total + w, "that stores the weights in fp32 (4 bytes); bf16 takes 2"))
         out.append(("forgot-kv-cache", total - kv, "that leaves out the KV cache"))
     else:
         full = arch.parameters * memory.training_state("adam").total
@@ -313,6 +334,7 @@ def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Var
                 )
             )
         out.append(("forgot-activations", total - mem.activations, "that leaves out the activations"))
+        out.append(("forgot-loss-head", total - mem.loss_head, "that leaves out the loss head (the logits)"))
         out.append(
             (
                 "weights-only",
@@ -361,8 +383,7 @@ def solve(q: Question) -> Solution:
     found = fixes(req)
     steps = _steps(plan)
     steps.append(
-        f"The largest part is {_label(largest, req.mode, lower=True)}: {gb(parts[largest])} of "
-        f"{gb(mem.total)} a GPU."
+        f"The largest part is {_label(largest, req.mode, lower=True)}: {gb(parts[largest])} of {gb(mem.total)} a GPU."
     )
     return Solution(
         expected=expected,

@@ -105,7 +105,11 @@ class WorkloadTiming(BaseModel):
     parameters: int = Field(description="Active parameters N: the ones each token uses")
     total_tokens: int = Field(description="batch × tokens: every token the work processes or generates")
     flops_per_parameter: int = Field(description="FLOPs a parameter a token: 2 to infer, 6 to train")
-    flops: float = Field(description="flops_per_parameter × active parameters × batch × tokens")
+    weight_flops: float = Field(description="flops_per_parameter × active parameters × batch × tokens")
+    attention_flops: float = Field(
+        description="A prefill's causal QK^T and AV matmuls over its prompt (0 for the other workloads)"
+    )
+    flops: float = Field(description="weight_flops + attention_flops: all the work")
     weight_bytes: int = Field(description="The model's bf16 weights, bytes")
     weight_reads: int = Field(description="Weight reads: 1 a prefill, 3 a training step, 1 each decode step")
     cpu_peak: CpuPeak = Field(description="Which CPU peak is compared")
@@ -131,7 +135,9 @@ def workload_timing(
     arch = get_model(model)
     n, seen = arch.active_parameters, batch * tokens
     train = workload == "train-step"
-    flops = compute.training_flops(n, seen) if train else compute.inference_flops(n, seen)
+    weight_flops = compute.training_flops(n, seen) if train else compute.inference_flops(n, seen)
+    attention = compute.attention_flops(arch, tokens, batch) if workload == "prefill" else 0.0
+    flops = weight_flops + attention
     reads = tokens if workload == "decode" else compute.TRAIN_STEP_WEIGHT_READS if train else 1
     weights = memory.weight_bytes(arch, "bf16")
     per_read = compute.weight_share_read(arch, batch if workload == "decode" else seen)
@@ -142,8 +148,9 @@ def workload_timing(
     on_gpu = compute.bound(flops / gpu_flops, nbytes / gpu.bandwidth)
     return WorkloadTiming(
         model=arch.name, workload=workload, tokens=tokens, batch=batch, parameters=n, total_tokens=seen,
-        flops_per_parameter=round(flops / (n * seen)),
-        flops=flops, weight_bytes=weights, weight_reads=reads, cpu_peak=which,
+        flops_per_parameter=round(weight_flops / (n * seen)),
+        weight_flops=weight_flops, attention_flops=attention, flops=flops,
+        weight_bytes=weights, weight_reads=reads, cpu_peak=which,
         cpu_peak_name=CPU_PEAK_NAMES[which], cpu_peak_flops=cpu_flops,
         gpu_peak_flops=gpu_flops, node_gpus=gpus, cpu=on_cpu, gpu=on_gpu,
         node=compute.bound(on_gpu.compute_seconds / gpus, on_gpu.memory_seconds / gpus),

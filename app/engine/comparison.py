@@ -44,7 +44,7 @@ def train_vs_serve(model_id: str) -> TrainVsServe:
     one = make_plan(PlanRequest(model=model_id))
     serve = one if one.fits else make_plan(PlanRequest(model=model_id, gpus=one.min_gpus or 1))
     base = PlanRequest(
-        model=model_id, mode="train", gpus=NODE_GPUS, sharding="zero3", activation_checkpointing=True
+        model=model_id, mode="train", gpus=NODE_GPUS, sharding="zero3", activation_checkpointing="full"
     )
     first = make_plan(base)
     gpus = NODE_GPUS if first.fits else max(NODE_GPUS, first.min_gpus or NODE_GPUS)

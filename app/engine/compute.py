@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.errors import EngineError
+from app.engine import memory
 from app.engine.hardware import DGX_H100, GPU, get_gpu, get_link, peak_flops
 from app.engine.models import Architecture
 from app.engine.units import BITS_PER_PRECISION
+from app.engine.workload import FP8_SPEEDUP
 
 Binds = Literal["compute", "memory-bandwidth"]
 
@@ -18,9 +21,32 @@ Binds = Literal["compute", "memory-bandwidth"]
 TRAIN_STEP_WEIGHT_READS = 3
 
 
-def training_flops(active_parameters: float, tokens: float, recompute: bool = False) -> float:
-    """6·N·D: forward 2·N·D plus backward 4·N·D; 8·N·D when full recomputation reruns the forward."""
-    return (8 if recompute else 6) * active_parameters * tokens
+def training_flops(active_parameters: float, tokens: float) -> float:
+    """Model FLOPs, 6·N·D: forward 2·N·D plus backward 4·N·D. MFU counts these, recomputation or not."""
+    return 6 * active_parameters * tokens
+
+
+def hardware_training_flops(active_parameters: float, tokens: float, checkpointing: str = "none") -> float:
+    """FLOPs the GPUs really run: 8·N·D when full checkpointing reruns each layer's forward pass.
+
+    Selective checkpointing reruns norms, activations and the attention core, none of them a matrix
+    multiply of the weights: about 6·N·D (Korthikanti et al. 2022 put its overhead at 2-4 %). HFU
+    (hardware FLOPs utilisation) counts these; MFU counts 6·N·D (Chowdhery et al. 2022, PaLM, app. B).
+    """
+    return (8 if checkpointing == "full" else 6) * active_parameters * tokens
+
+
+def training_peak(gpu: GPU, precision: str, fp8_speedup: float = FP8_SPEEDUP) -> float:
+    """The FLOP/s a training run's MFU is taken against, for its working precision.
+
+    fp8 training is measured against the bf16 peak times `fp8_speedup`, not the fp8 peak: only the
+    matrix multiplies run in fp8 (attention, norms and casts do not), and MFU is ill-defined once two
+    peaks are involved (torchtitan: 1.28x on 8 H100, see workload.FP8_SPEEDUP). fp32 runs as TF32.
+    A GPU without fp8 tensor cores (A100) trains fp8 at its 16-bit rate.
+    """
+    if precision == "fp8":
+        return peak_flops(gpu, "bf16") * (fp8_speedup if "fp8" in gpu.peak_flops else 1.0)
+    return peak_flops(gpu, precision)
 
 
 def inference_flops(active_parameters: float, tokens: float = 1) -> float:
@@ -41,7 +67,7 @@ class Bound(BaseModel):
     compute_seconds: float = Field(description="FLOPs ÷ (GPUs × peak × efficiency)")
     memory_seconds: float = Field(description="Bytes read ÷ (GPUs × memory bandwidth)")
     communication_seconds: float = Field(
-        default=0.0, description="Tensor-parallel all-reduces, bandwidth term"
+        default=0.0, description="Tensor-parallel all-reduces: latency and bandwidth terms"
     )
     seconds: float = Field(description="The larger bound plus communication")
     binds: Binds = Field(description="Which bound sets the time")
@@ -82,6 +108,30 @@ def decode_step(
     )
 
 
+def attended_pairs(tokens: int, window: int | None = None) -> float:
+    """(query, key) pairs a causal prompt of `tokens` tokens scores: T²/2, or T·W past a window of W.
+
+    Token i attends to the i tokens up to it (the causal halving of the T × T score matrix), or to
+    the last W of them with a sliding window (Mistral 7B).
+    """
+    if window is None or tokens <= window:
+        return tokens * tokens / 2
+    return window * window / 2 + (tokens - window) * window
+
+
+def attention_flops(arch: Architecture, tokens: int, batch: int = 1) -> float:
+    """FLOPs of the QK^T and AV matmuls of a causal prefill, all layers: 4 × pairs × query width each.
+
+    Each (query, key) pair costs a dot product of one head's width for the score and the same again to
+    weight the value, in every query head: 2 × 2 × heads × head_dim FLOPs a pair and layer. PaLM
+    (Chowdhery et al. 2022, appendix B) counts 12·L·H·Q·T a token for training: 4·L·H·Q·T forward over
+    the whole sequence, which causal masking halves. 2·N·T leaves it out; at 128k tokens it is about
+    2.1 × 2·N·T for the 8B (3.1 × in all), at 2,048 tokens 3 %.
+    """
+    width = arch.heads * arch.n_head_dim
+    return 4 * arch.layers * width * attended_pairs(tokens, arch.sliding_window) * batch
+
+
 def prefill(
     gpu: GPU,
     precision: str,
@@ -91,9 +141,11 @@ def prefill(
     gpus: int = 1,
     mfu: float = 1.0,
     communication_s: float = 0.0,
+    attention: float = 0.0,
 ) -> Bound:
-    """Prefill of `tokens` prompt tokens at once: 2·N·tokens FLOPs against one read of the weights."""
-    flops = inference_flops(active_parameters, tokens)
+    """Prefill of `tokens` prompt tokens at once: 2·N·tokens FLOPs plus the attention FLOPs given,
+    against one read of the weights."""
+    flops = inference_flops(active_parameters, tokens) + attention
     return bound(
         compute_seconds(flops, gpus, peak_flops(gpu, precision), mfu),
         bytes_read_per_gpu / gpu.bandwidth,
@@ -112,13 +164,32 @@ def expert_fraction_read(arch: Architecture, batch: int) -> float:
     return 1 - (1 - arch.experts_per_token / arch.experts) ** batch
 
 
-def weight_share_read(arch: Architecture, batch: int) -> float:
-    """Share of the weight bytes a decode step reads: all of a dense model, the touched experts of a MoE."""
-    if arch.experts == 1:
-        return 1.0
-    experts = arch.layers * arch.experts * arch.expert_parameters
-    shared = arch.parameters - experts
-    return (shared + experts * expert_fraction_read(arch, batch)) / arch.parameters
+def unread_embedding_parameters(arch: Architecture, tokens: int) -> int:
+    """Rows of the input embedding table a step of `tokens` tokens does not read.
+
+    The input embedding is a lookup: each token reads its own row of `hidden` numbers, not the table.
+    The LM head is a matrix multiply and is read whole; with tied embeddings the table is the head,
+    so all of it is read.
+    """
+    if arch.tied_embeddings:
+        return 0
+    return max(0, arch.vocab - tokens) * arch.hidden
+
+
+def weight_share_read(arch: Architecture, batch: int, precision: str = "bf16") -> float:
+    """Share of the weight bytes a step of `batch` tokens reads: all but the unused embedding rows; of a
+    mixture of experts, only the experts its tokens touch.
+
+    Weighed in bytes as the checkpoint stores them: a quantized checkpoint keeps the embedding table in
+    16 bits (memory.weight_bytes), so the rows a step skips save 2 bytes each, not the precision's width.
+    """
+    total = memory.weight_bytes(arch, precision)
+    quantized = precision in memory.QUANTIZED
+    row_bytes = memory.KEPT_BYTES_PER_PARAMETER if quantized else memory.bytes_per_parameter(precision)
+    unread_rows = unread_embedding_parameters(arch, batch) * row_bytes
+    experts = arch.layers * arch.experts * arch.expert_parameters if arch.experts > 1 else 0
+    unread_experts = experts * memory.bytes_per_parameter(precision) * (1 - expert_fraction_read(arch, batch))
+    return (total - unread_rows - unread_experts) / total
 
 
 def intensity(flops: float, nbytes: float) -> float:
@@ -193,11 +264,51 @@ def roofline(gpu_id: str, precision: str = "bf16", flops_per_byte: float = 1.0, 
 def all_reduce_seconds(nbytes: float, n: int, link_bandwidth: float) -> float:
     """Ring all-reduce of `nbytes` over n GPUs ≈ 2·(n−1)/n × bytes ÷ link bandwidth (bandwidth term only).
 
-    Each all-reduce also pays a latency of a few microseconds that this ignores.
+    `collective_seconds` adds the per-call latency; this is the β term alone, for large messages.
     """
     if n <= 1:
         return 0.0
     return 2 * (n - 1) / n * nbytes / link_bandwidth
+
+
+# NCCL's own cost model of a ring all-reduce with its low-latency (LL) protocol, the one it picks for
+# small messages (NVIDIA/nccl, src/graph/tuning.cc: baseLat Ring/LL 6.6 µs; hwLat Ring/LL 0.6 µs a step
+# over NVLink, 2.7 µs a step that crosses the network): a call costs the base latency plus one step
+# latency for each of its 2·(n−1) steps, 2 × nodes of them crossing the network.
+ALL_REDUCE_BASE_SECONDS = 6.6e-6
+ALL_REDUCE_NVLINK_STEP_SECONDS = 0.6e-6
+ALL_REDUCE_NETWORK_STEP_SECONDS = 2.7e-6
+
+
+def all_reduce_latency(n: int) -> float:
+    """The α term of a ring all-reduce over n GPUs: about 15 µs over dgx-1's 8, whatever the size."""
+    if n <= 1:
+        return 0.0
+    steps = 2 * (n - 1)
+    nodes = math.ceil(n / DGX_H100.gpus)
+    crossing = 2 * nodes if nodes > 1 else 0
+    return (
+        ALL_REDUCE_BASE_SECONDS
+        + (steps - crossing) * ALL_REDUCE_NVLINK_STEP_SECONDS
+        + crossing * ALL_REDUCE_NETWORK_STEP_SECONDS
+    )
+
+
+def node_network_bandwidth() -> float:
+    """One dgx-1's bandwidth to other nodes: its 8 compute rails × 50 GB/s = 400 GB/s each way."""
+    return DGX_H100.network.links * DGX_H100.network.link.bandwidth
+
+
+def collective_bandwidth(gpus: int) -> float:
+    """Bus bandwidth of a collective over `gpus` GPUs: NVLink within one dgx-1; beyond it, the node's
+    eight rails together, since NCCL runs one ring per NIC (rail) in parallel: min(NVLink, 8 × 50 GB/s)."""
+    nvlink = get_link("nvlink").bandwidth
+    return nvlink if gpus <= DGX_H100.gpus else min(nvlink, node_network_bandwidth())
+
+
+def collective_seconds(nbytes: float, n: int) -> float:
+    """An all-reduce over n of dgx-1's GPUs, α + β: NCCL's latency plus 2·(n−1)/n × bytes ÷ bus bandwidth."""
+    return all_reduce_latency(n) + all_reduce_seconds(nbytes, n, collective_bandwidth(n))
 
 
 def all_reduce(nbytes: float, n: int, link: str = "nvlink") -> float:
@@ -210,15 +321,11 @@ def transfer_seconds(nbytes: float, link: str = "pcie") -> float:
     return nbytes / get_link(link).bandwidth
 
 
-def link_for(gpus: int) -> str:
-    """The slowest link a group of GPUs crosses: NVLink within one dgx-1, the network beyond."""
-    return "nvlink" if gpus <= DGX_H100.gpus else "network"
-
-
 def tensor_parallel_seconds(arch: Architecture, tokens: int, gpus: int, precision: str) -> float:
-    """Two all-reduces a layer of tokens × hidden activations (after attention and after the MLP)."""
+    """Two all-reduces a layer of tokens × hidden activations (after attention and after the MLP),
+    each paying NCCL's latency: 64 calls a token for the 8B, 160 for the 70B."""
     act = 4 if precision == "fp32" else 2
-    per_layer = 2 * all_reduce(tokens * arch.hidden * act, gpus, link_for(gpus))
+    per_layer = 2 * collective_seconds(tokens * arch.hidden * act, gpus)
     return arch.layers * per_layer
 
 

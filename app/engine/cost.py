@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.hardware import DGX_H100
-from app.engine.placement import H100_IDLE_WATTS
+from app.engine.power import idle_watts, watts
 from app.engine.units import SECONDS_PER_YEAR
 
 HOURS_PER_YEAR = SECONDS_PER_YEAR / 3600  # 8,766: a year of 365.25 days
@@ -85,7 +85,7 @@ class CostAssumptions(BaseModel):
         le=DGX_H100.max_power_watts,
         allow_inf_nan=False,
         description="Node power when idle. Illustrative assumption, not a datasheet figure: 8 idle H100s at "
-        f"about {H100_IDLE_WATTS:.0f} W plus CPUs, memory, fans and NICs",
+        f"about {idle_watts():.0f} W plus CPUs, memory, fans and NICs",
     )
     busy_watts: float = Field(
         default=DGX_H100.max_power_watts,
@@ -112,8 +112,8 @@ class OwnVsRent(BaseModel):
 
 
 def _node_watts(a: CostAssumptions, utilisation: float) -> float:
-    """Average node power: idle plus the busy share of the difference."""
-    return a.idle_watts + (a.busy_watts - a.idle_watts) * utilisation
+    """Average node power: idle plus the busy share of the difference (the one rule of app.engine.power)."""
+    return watts(utilisation, a.idle_watts, a.busy_watts)
 
 
 def own_usd_per_year(a: CostAssumptions, utilisation: float) -> float:

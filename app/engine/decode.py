@@ -71,7 +71,7 @@ def decode_speed(arch: Architecture, precision: str, gpu_id: str, context_tokens
     )
     plan = make_plan(req)
     assert plan.serve is not None
-    weights = weight_bytes(arch, precision) * compute.weight_share_read(arch, 1)
+    weights = weight_bytes(arch, precision) * compute.weight_share_read(arch, 1, precision)
     flops = compute.inference_flops(arch.active_parameters)
     return DecodeSpeed(
         gpu=gpu_id,
@@ -143,7 +143,7 @@ def _point(arch: Architecture, precision: str, gpu_id: str, batch: int, context_
     """One decode step: FLOPs against the weights (and KV caches) it reads."""
     gpu = get_gpu(gpu_id)
     flops = compute.inference_flops(arch.active_parameters, batch)
-    nbytes = weight_bytes(arch, precision) * compute.weight_share_read(arch, batch)
+    nbytes = weight_bytes(arch, precision) * compute.weight_share_read(arch, batch, precision)
     nbytes += kv_cache_bytes(arch, KV_PRECISION, context_tokens, batch) if context_tokens else 0
     step = compute.bound(flops / peak_flops(gpu, precision), nbytes / gpu.bandwidth)
     return DecodePoint(

@@ -12,7 +12,7 @@ from app.engine.memory import Knobs, min_gpus, parts, total
 from app.engine.models import Architecture
 from app.engine.text import gb, num
 from app.engine.units import BITS_PER_PRECISION
-from app.engine.workload import PlanRequest
+from app.engine.workload import CHECKPOINTING_MODES, PlanRequest
 
 # Context lengths a fix proposes are whole multiples of this many tokens (when at least this long).
 CONTEXT_STEP = 1024
@@ -70,15 +70,26 @@ def _largest(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
     return lo
 
 
+_CHECKPOINTING_WORDS = {
+    "selective": "selective activation checkpointing (keep the matrix multiplies' outputs)",
+    "full": "full activation checkpointing (keep each layer's input only)",
+}
+
+
 def _recompute(s: _Search) -> Iterator[Fix | None]:
-    """Training: keep only layer inputs and recompute the rest in the backward pass."""
-    if s.knobs.mode == "train" and not s.knobs.activation_checkpointing:
-        before = parts(s.arch, s.knobs)[2]
-        after = parts(s.arch, s.knobs._replace(activation_checkpointing=True))[2]
-        yield s.fix(
-            f"Turn on activation checkpointing (activations {gb(before)} → {gb(after)})",
-            activation_checkpointing=True,
-        )
+    """Training: the lightest stronger activation checkpointing that fits (selective, then full)."""
+    if s.knobs.mode != "train":
+        return
+    now = s.knobs.activation_checkpointing
+    before = parts(s.arch, s.knobs)[2]
+    for mode in CHECKPOINTING_MODES[CHECKPOINTING_MODES.index(now) + 1 :]:
+        if s.fits(activation_checkpointing=mode):
+            after = parts(s.arch, s.knobs._replace(activation_checkpointing=mode))[2]
+            yield s.fix(
+                f"Use {_CHECKPOINTING_WORDS[mode]} (activations {gb(before)} → {gb(after)})",
+                activation_checkpointing=mode,
+            )
+            return
 
 
 def _zero(s: _Search) -> Iterator[Fix | None]:
@@ -136,7 +147,7 @@ def _zero3_and_gpus(s: _Search) -> Iterator[Fix | None]:
     """Training: ZeRO-3 (and activation checkpointing if needed) over the fewest GPUs that fit."""
     if s.knobs.mode != "train" or s.knobs.sharding == "zero3":
         return
-    for recompute in (s.knobs.activation_checkpointing, True):
+    for recompute in dict.fromkeys((s.knobs.activation_checkpointing, "full")):
         k = s.knobs._replace(sharding="zero3", activation_checkpointing=recompute)
         fewest = min_gpus(s.arch, k, s.capacity)
         if fewest is not None:
@@ -144,8 +155,8 @@ def _zero3_and_gpus(s: _Search) -> Iterator[Fix | None]:
             changes: dict[str, int | str | bool] = {"sharding": "zero3", "gpus": gpus}
             words = f"Shard with ZeRO-3 over {num(gpus)} GPUs"
             if recompute != s.knobs.activation_checkpointing:
-                changes["activation_checkpointing"] = True
-                words += " with activation checkpointing"
+                changes["activation_checkpointing"] = "full"
+                words += " with full activation checkpointing"
             yield s.fix(words, **changes)
             return
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.errors import EngineError
-from app.engine.units import GB, TB, TFLOPS
+from app.engine.units import GB, TB, TFLOPS, GiB, MiB, TiB
+
+# Plans are checked against a named budget, not the card's size. The "80GB" on an H100's box is binary:
+# 80 GiB of HBM3 (85.9 GB), of which nvidia-smi and CUDA report 81,559 MiB (85.5 GB), the rest reserved
+# (NVIDIA H100 datasheet; nvidia-smi totals collected in modal-labs/modal-client PR #2797). We plan
+# against 80 x 10^9 bytes: the lessons' decimal GB, and close to what serving engines leave themselves
+# (vLLM's default gpu_memory_utilization of 0.9 x 85.5 GB = 77 GB). The headroom to 85.5 GB stands for
+# the allocator's fragmentation and what the estimate leaves out.
+H100_PLANNING_BUDGET = 80 * GB
 
 
 class Link(BaseModel):
@@ -16,6 +24,7 @@ class Link(BaseModel):
     id: str = Field(description="Short id: nvlink, pcie or network")
     name: str = Field(description="What the link is")
     bandwidth: float = Field(description="Bytes per second in one direction")
+    source: str = Field(default="", description="Where the bandwidth comes from")
 
 
 class GPU(BaseModel):
@@ -25,7 +34,12 @@ class GPU(BaseModel):
 
     id: str = Field(description="Short id: h100, a100 or h200")
     name: str = Field(description="Product name")
-    memory_bytes: int = Field(description="Memory capacity in bytes (decimal GB as the datasheet gives)")
+    memory_bytes: int = Field(
+        description="Planning budget in bytes: the box's figure read as decimal GB (80 x 10^9 for '80GB'); "
+        "what plans are checked against, a little under what the card holds"
+    )
+    physical_memory_bytes: int = Field(description="HBM on the card in bytes (binary: '80GB' is 80 GiB)")
+    cuda_memory_bytes: int = Field(description="Total memory nvidia-smi and CUDA report, in bytes")
     bandwidth: float = Field(description="Memory bandwidth in bytes per second")
     peak_flops: dict[str, float] = Field(
         description="Dense peak FLOP/s per precision (tensor cores where the precision has them)"
@@ -34,6 +48,7 @@ class GPU(BaseModel):
     nvlink_bandwidth: float = Field(description="NVLink bandwidth in bytes per second, one direction")
     pcie_bandwidth: float = Field(description="PCIe x16 bandwidth in bytes per second, one direction")
     sms: int = Field(description="Streaming multiprocessors")
+    source: str = Field(default="", description="Where these figures come from")
     l2_bytes: int = Field(description="L2 cache in bytes")
 
 
@@ -54,7 +69,9 @@ PCIE_GEN4_X16 = pcie_x16_bandwidth(16)
 H100_SXM = GPU(
     id="h100",
     name="NVIDIA H100 SXM5 80GB",
-    memory_bytes=80 * GB,  # 80 GB HBM3; nvidia-smi shows 81,559 MiB (85.52 GB) including reserved space
+    memory_bytes=H100_PLANNING_BUDGET,
+    physical_memory_bytes=80 * GiB,  # 80 GiB HBM3 = 85.9 GB
+    cuda_memory_bytes=81_559 * MiB,  # nvidia-smi "81559MiB" = 85.52 GB = 79.65 GiB
     bandwidth=3.35 * TB,
     peak_flops={
         "fp64": 34 * TFLOPS,
@@ -69,6 +86,9 @@ H100_SXM = GPU(
     nvlink_bandwidth=450 * GB,  # NVLink 4: 18 links, 900 GB/s both ways (HGX H100 announcement)
     pcie_bandwidth=PCIE_GEN5_X16,
     sms=132,
+    source="NVIDIA H100 Tensor Core GPU datasheet (dense = half the 'with sparsity' figures); bandwidth also "
+    "in the jax-ml scaling-book GPU chapter; TDP also in the Llama 3.1 model card; NVLink: HGX H100 "
+    "announcement; PCIe: PCI-SIG PCIe 5.0 signalling",
     l2_bytes=50 * 10**6,
 )
 
@@ -78,7 +98,9 @@ H100_SXM = GPU(
 A100_80GB = GPU(
     id="a100",
     name="NVIDIA A100 SXM4 80GB",
-    memory_bytes=80 * GB,
+    memory_bytes=80 * GB,  # planning budget, as for the H100
+    physical_memory_bytes=80 * GiB,  # 80 GiB HBM2e = 85.9 GB
+    cuda_memory_bytes=81_920 * MiB,  # nvidia-smi "81920MiB" (modal-labs/modal-client PR #2797)
     bandwidth=2.039 * TB,
     peak_flops={
         "fp64": 9.7 * TFLOPS,
@@ -92,6 +114,7 @@ A100_80GB = GPU(
     nvlink_bandwidth=300 * GB,
     pcie_bandwidth=PCIE_GEN4_X16,
     sms=108,
+    source="NVIDIA A100 Tensor Core GPU datasheet (dense figures); PCIe: PCI-SIG PCIe 4.0 signalling",
     l2_bytes=40 * 10**6,
 )
 
@@ -100,25 +123,39 @@ A100_80GB = GPU(
 H200 = GPU(
     id="h200",
     name="NVIDIA H200 SXM 141GB",
-    memory_bytes=141 * GB,
+    memory_bytes=141 * GB,  # planning budget: the box's 141 read as decimal GB
+    # "141GB" reads as binary like the H100's "80GB"; nvidia-smi reports 143,771 MiB (150.8 GB, 140.4 GiB)
+    # on H200 SXM nodes (published nvidia-smi listings).
+    physical_memory_bytes=141 * GiB,
+    cuda_memory_bytes=143_771 * MiB,
     bandwidth=4.8 * TB,
     peak_flops=dict(H100_SXM.peak_flops),
     tdp_watts=700,
     nvlink_bandwidth=450 * GB,
     pcie_bandwidth=PCIE_GEN5_X16,
     sms=132,
+    source="NVIDIA H200 Tensor Core GPU datasheet; compute, SMs and L2 as the H100 SXM (same Hopper die)",
     l2_bytes=50 * 10**6,
 )
 
 GPUS: dict[str, GPU] = {g.id: g for g in (H100_SXM, A100_80GB, H200)}
 
-NVLINK_4 = Link(id="nvlink", name="NVLink 4 through NVSwitch", bandwidth=H100_SXM.nvlink_bandwidth)
+NVLINK_4 = Link(
+    id="nvlink", name="NVLink 4 through NVSwitch", bandwidth=H100_SXM.nvlink_bandwidth,
+    source="HGX H100 announcement: 18 links, 900 GB/s both ways",
+)  # fmt: skip
 # About 370 GB/s of the 450 is reached in practice (jax-ml scaling-book, GPU chapter).
 NVLINK_4_ACHIEVED = 370 * GB
-PCIE_GEN5 = Link(id="pcie", name="PCIe Gen5 x16", bandwidth=PCIE_GEN5_X16)
+PCIE_GEN5 = Link(
+    id="pcie", name="PCIe Gen5 x16", bandwidth=PCIE_GEN5_X16,
+    source="PCI-SIG PCIe 5.0: 32 GT/s x 16 lanes, 128b/130b encoding, one way",
+)  # fmt: skip
 # ConnectX-7 InfiniBand NDR / Ethernet at 400 Gb/s = 50 GB/s each way (NVIDIA DGX BasePOD reference
 # architecture: one 400 Gb/s port per GPU for compute traffic).
-NETWORK_400G = Link(id="network", name="400 Gb/s ConnectX-7 network", bandwidth=400e9 / 8)
+NETWORK_400G = Link(
+    id="network", name="400 Gb/s ConnectX-7 network", bandwidth=400e9 / 8,
+    source="NVIDIA DGX BasePOD reference architecture: one 400 Gb/s ConnectX-7 port a GPU",
+)  # fmt: skip
 LINKS: dict[str, Link] = {lk.id: lk for lk in (NVLINK_4, PCIE_GEN5, NETWORK_400G)}
 
 
@@ -132,6 +169,7 @@ class CPU(BaseModel):
     cores: int = Field(description="Cores in the server, all sockets")
     base_ghz: float = Field(description="Base clock in GHz")
     boost_ghz: float = Field(description="Maximum turbo clock in GHz")
+    source: str = Field(default="", description="Where these figures come from")
     peak_flops_fp32_avx512: float = Field(description="Arithmetic FP32 peak with AVX-512 FMA, all sockets")
     peak_flops_bf16_amx: float = Field(description="Arithmetic BF16 peak with AMX tiles, all sockets")
     memory_bandwidth: float = Field(description="Arithmetic DRAM bandwidth in bytes per second, all sockets")
@@ -141,17 +179,23 @@ class CPU(BaseModel):
 # 3.8 GHz boost. Peaks are arithmetic at the base clock, per Intel's per-core rates:
 # AVX-512 FP32: 2 FMA units x 16 lanes x 2 FLOPs = 64 FLOPs/cycle/core -> 7.2 TFLOPS a socket;
 # AMX BF16: 1,024 FLOPs/cycle/core -> 56 x 1,024 x 2.0 GHz = 115 TFLOPS a socket;
-# DRAM: 8 channels x DDR5-4800 x 8 B = 307 GB/s a socket.
+# DRAM: 8 channels a socket, 8 B a transfer. DDR5-4800 DIMMs run at 4,400 MT/s with two DIMMs a
+# channel on Sapphire Rapids (Intel's memory population rules), as the DGX H100's 32 DIMMs are:
+# 8 x 4,400 MT/s x 8 B = 282 GB/s a socket, 563 GB/s for two (one DIMM a channel would give 614).
 _SOCKETS, _CORES_PER_SOCKET, _BASE_GHZ = 2, 56, 2.0
+DDR5_TWO_DIMMS_PER_CHANNEL_MT_S = 4400e6
 XEON_8480C_X2 = CPU(
     name="2 x Intel Xeon Platinum 8480C",
     sockets=_SOCKETS,
     cores=_SOCKETS * _CORES_PER_SOCKET,
     base_ghz=_BASE_GHZ,
     boost_ghz=3.8,
+    source="DGX BasePOD reference architecture (2 x Xeon Platinum 8480C); peaks are arithmetic at the base "
+    "clock from Intel's per-core rates (AVX-512: 64 FP32 FLOPs a cycle, AMX: 1,024 BF16), DRAM from "
+    "channels x transfer rate x 8 B",
     peak_flops_fp32_avx512=_SOCKETS * _CORES_PER_SOCKET * 64 * _BASE_GHZ * 1e9,
     peak_flops_bf16_amx=_SOCKETS * _CORES_PER_SOCKET * 1024 * _BASE_GHZ * 1e9,
-    memory_bandwidth=_SOCKETS * 8 * 4800e6 * 8,
+    memory_bandwidth=_SOCKETS * 8 * DDR5_TWO_DIMMS_PER_CHANNEL_MT_S * 8,
 )
 
 
@@ -187,13 +231,15 @@ class Node(BaseModel):
     gpu: GPU = Field(description="The GPU model")
     nvswitch_chips: int = Field(description="NVSwitch chips joining the GPUs any-to-any")
     cpu: CPU = Field(description="The CPUs, all sockets")
-    system_memory_bytes: int = Field(description="CPU memory (DDR5) in bytes")
+    system_memory_bytes: int = Field(description="CPU memory (DDR5) in bytes: 2 TiB on a DGX H100")
     network: Network = Field(description="Ports to other nodes")
     nvme: Storage = Field(description="Local NVMe storage")
+    source: str = Field(default="", description="Where these figures come from")
     max_power_watts: float = Field(description="Maximum power draw of the whole node in watts")
 
 
-# DGX H100: NVIDIA DGX BasePOD reference architecture (8 GPUs, 4 NVSwitch chips, 2 TB DDR5,
+# DGX H100: NVIDIA DGX BasePOD reference architecture (8 GPUs, 4 NVSwitch chips, 2 TB DDR5 -- binary:
+# 32 x 64 GiB DIMMs = 2 TiB, 2.2 x 10^12 bytes --,
 # 8 x ConnectX-7 400 Gb/s + 2 dual-port ConnectX-7 for storage, 2 x 1.92 TB + 8 x 3.84 TB NVMe);
 # 10.2 kW maximum from the DGX H100 user guide.
 DGX_H100 = Node(
@@ -203,9 +249,10 @@ DGX_H100 = Node(
     gpu=H100_SXM,
     nvswitch_chips=4,
     cpu=XEON_8480C_X2,
-    system_memory_bytes=2 * TB,
+    system_memory_bytes=2 * TiB,
     network=Network(links=8, link=NETWORK_400G, storage_ports=4),
     nvme=Storage(os_drives=2, os_drive_bytes=1_920 * GB, data_drives=8, data_drive_bytes=3_840 * GB),
+    source="NVIDIA DGX BasePOD reference architecture; maximum power from the DGX H100 user guide",
     max_power_watts=10_200,
 )
 

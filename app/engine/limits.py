@@ -43,7 +43,7 @@ def gpu_limits(req: PlanRequest) -> GpuLimits:
     req = req.model_copy(update={"mode": "serve", "gpus": 1})
     arch, gpu = req.architecture, get_gpu(req.gpu)
     mem = per_gpu(req)
-    read = mem.weights * compute.weight_share_read(arch, req.batch_size) + mem.kv_cache
+    read = mem.weights * compute.weight_share_read(arch, req.batch_size, req.precision) + mem.kv_cache
     flops = compute.inference_flops(arch.active_parameters, req.batch_size)
     step = compute.decode_step(gpu, req.precision, read, arch.active_parameters, req.batch_size)
     return GpuLimits(

@@ -45,6 +45,13 @@ class Architecture(BaseModel):
     position_embeddings: int = Field(
         default=0, ge=0, le=16_777_216, description="Rows of learned position embeddings (0 with RoPE)"
     )
+    sliding_window: int | None = Field(
+        default=None,
+        ge=1,
+        le=16_777_216,
+        description="Tokens each layer attends to (sliding-window attention); null: the whole context. "
+        "The KV cache keeps at most this many tokens a sequence",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -133,6 +140,29 @@ class Architecture(BaseModel):
         return self._count(self.experts_per_token)
 
     @cached_property
+    def block_matrices(self) -> int:
+        """Weight matrices inside the transformer blocks: attention projections and MLP (expert) matrices.
+
+        These are what real fp8, int8 and int4 checkpoints quantize; embeddings, LM head, norms,
+        biases and MoE routers stay 16-bit (see memory.QUANTIZED_PARTS).
+        """
+        return self.layers * (4 + self.experts * (3 if self.gated_mlp else 2))
+
+    @cached_property
+    def block_matrix_parameters(self) -> int:
+        """Parameters of the block matrices (biases excluded)."""
+        d, q, kv = self.hidden, self.heads * self.n_head_dim, self.n_kv_heads * self.n_head_dim
+        mlp = (3 if self.gated_mlp else 2) * d * self.ffn
+        return self.layers * (d * q + 2 * d * kv + q * d + self.experts * mlp)
+
+    @cached_property
+    def block_matrix_rows(self) -> int:
+        """Output rows of the block matrices (for per-channel quantization scales)."""
+        q, kv = self.heads * self.n_head_dim, self.n_kv_heads * self.n_head_dim
+        mlp_rows = (2 * self.ffn if self.gated_mlp else self.ffn) + self.hidden
+        return self.layers * (q + 2 * kv + self.hidden + self.experts * mlp_rows)
+
+    @cached_property
     def weight_matrices(self) -> int:
         """Number of weight matrices (for per-tensor quantization scales)."""
         per_layer = 4 + self.experts * (3 if self.gated_mlp else 2) + (1 if self.experts > 1 else 0)
@@ -150,8 +180,9 @@ class Architecture(BaseModel):
 
 
 def _llama(
-    id_: str, name: str, layers: int, hidden: int, heads: int, ffn: int, vocab: int, context: int
-) -> Architecture:
+    id_: str, name: str, layers: int, hidden: int, heads: int, ffn: int, vocab: int, context: int,
+    sliding_window: int | None = None,
+) -> Architecture:  # fmt: skip
     """A Llama-family model: SwiGLU, RMSNorm, RoPE, 8 KV heads of width 128, untied embeddings."""
     return Architecture(
         id=id_,
@@ -164,18 +195,22 @@ def _llama(
         ffn=ffn,
         vocab=vocab,
         context=context,
+        sliding_window=sliding_window,
     )
 
 
 # Each architecture is copied from the model's config.json on Hugging Face (meta-llama/Llama-3.1-*,
 # mistralai/Mistral-7B-v0.1, mistralai/Mixtral-8x7B-v0.1); GPT-3 from Brown et al. 2020, table 2.1.
+# Mistral 7B v0.1's config.json sets "sliding_window": 4096 (Jiang et al. 2023, "Mistral 7B", section 2:
+# a rolling buffer cache of W = 4,096 tokens); every other model here attends to its whole context
+# (Llama 3.1 and Mixtral v0.1 configs: sliding_window null or absent).
 CATALOG: dict[str, Architecture] = {
     m.id: m
     for m in (
         _llama("llama-3.1-8b", "Llama 3.1 8B", 32, 4096, 32, 14_336, 128_256, 131_072),
         _llama("llama-3.1-70b", "Llama 3.1 70B", 80, 8192, 64, 28_672, 128_256, 131_072),
         _llama("llama-3.1-405b", "Llama 3.1 405B", 126, 16_384, 128, 53_248, 128_256, 131_072),
-        _llama("mistral-7b", "Mistral 7B", 32, 4096, 32, 14_336, 32_000, 32_768),
+        _llama("mistral-7b", "Mistral 7B", 32, 4096, 32, 14_336, 32_000, 32_768, sliding_window=4096),
         Architecture(
             id="mixtral-8x7b",
             name="Mixtral 8x7B",
@@ -210,6 +245,17 @@ CATALOG: dict[str, Architecture] = {
             position_embeddings=2048,
         ),
     )
+}
+
+
+# Where each catalog architecture comes from (for /numbers).
+SOURCES: dict[str, str] = {
+    "llama-3.1-8b": "meta-llama/Llama-3.1-8B config.json (Hugging Face)",
+    "llama-3.1-70b": "meta-llama/Llama-3.1-70B config.json (Hugging Face)",
+    "llama-3.1-405b": "meta-llama/Llama-3.1-405B config.json (Hugging Face)",
+    "mistral-7b": "mistralai/Mistral-7B-v0.1 config.json (Hugging Face), sliding_window 4096",
+    "mixtral-8x7b": "mistralai/Mixtral-8x7B-v0.1 config.json (Hugging Face)",
+    "gpt-3-175b": "Brown et al. 2020, 'Language Models are Few-Shot Learners', table 2.1",
 }
 
 

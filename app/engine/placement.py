@@ -4,14 +4,24 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, computed_field
 
-# Parts of a plan that occupy GPU memory, in the order the panel stacks them.
-COMPONENTS: tuple[str, ...] = ("weights", "kv_cache", "activations", "gradients", "optimizer", "runtime")
+from app.engine.hardware import GPU, H100_SXM
+from app.engine.power import gpu_watts, idle_watts
 
-# H100 SXM5 80GB: 80 GB HBM3 (NVIDIA H100 datasheet); 700 W TDP (datasheet; Llama 3.1 model card).
+# Parts of a plan that occupy GPU memory, in the order the panel stacks them.
+COMPONENTS: tuple[str, ...] = (
+    "weights",
+    "kv_cache",
+    "activations",
+    "loss_head",
+    "gradients",
+    "optimizer",
+    "runtime",
+)
+
+# H100 SXM5 80GB: 80 GB HBM3 (NVIDIA H100 datasheet).
 H100_CAPACITY_BYTES = 80 * 10**9
-H100_TDP_WATTS = 700.0
-# An idle H100 draws roughly 70 W (about a tenth of TDP; nvidia-smi readings on idle SXM parts).
-H100_IDLE_WATTS = 70.0
+# An idle H100's draw (app.engine.power, from nvidia-smi printouts of idle H100s).
+H100_IDLE_WATTS = idle_watts()
 NODE_GPUS = 8
 
 
@@ -71,17 +81,22 @@ def spread(
     utilisation: float = 0.0,
     why: str = "",
     capacity: int = H100_CAPACITY_BYTES,
+    gpu: GPU = H100_SXM,
 ) -> NodeLoad:
-    """Place the same per-GPU share on the first `gpus_used` GPUs (at most 8 shown); the rest idle."""
+    """Place the same per-GPU share on the first `gpus_used` GPUs (at most 8 shown); the rest idle.
+
+    Each GPU's power follows its busy share (app.engine.power.gpu_watts): a GPU the plan does not use
+    draws its idle floor.
+    """
     shown = min(max(gpus_used, 0), NODE_GPUS)
-    watts = H100_IDLE_WATTS + (H100_TDP_WATTS - H100_IDLE_WATTS) * utilisation
+    watts, idle = gpu_watts(utilisation, gpu), gpu_watts(0.0, gpu)
     gpus = [
         GpuLoad(
             index=i,
             capacity=capacity,
             parts={k: int(v) for k, v in per_gpu.items() if k in COMPONENTS and v > 0} if i < shown else {},
             utilisation=utilisation if i < shown else 0.0,
-            power_w=watts if i < shown else H100_IDLE_WATTS,
+            power_w=watts if i < shown else idle,
         )
         for i in range(NODE_GPUS)
     ]

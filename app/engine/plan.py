@@ -41,8 +41,12 @@ class TrainFigures(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    flops: float = Field(description="6·N·D (8·N·D with activation checkpointing), N = active parameters")
-    seconds: float = Field(description="FLOPs ÷ (GPUs × peak × MFU)")
+    flops: float = Field(description="Model FLOPs, 6·N·D, N = active parameters (what MFU counts)")
+    hardware_flops: float = Field(
+        description="FLOPs the GPUs run: 8·N·D with full checkpointing (its forward pass runs twice)"
+    )
+    hfu: float = Field(description="Hardware FLOPs utilisation: MFU × hardware FLOPs ÷ model FLOPs")
+    seconds: float = Field(description="Model FLOPs ÷ (GPUs × peak × MFU)")
     tokens_per_second: float = Field(description="Training tokens a second, all GPUs together")
     gpu_hours: float = Field(description="GPUs × hours")
 
@@ -77,17 +81,18 @@ def serve_bounds(
     pre = compute.prefill(
         gpu,
         req.precision,
-        mem.weights * compute.weight_share_read(arch, tokens),
+        mem.weights * compute.weight_share_read(arch, tokens, req.precision),
         active,
         tokens,
         tp,
         req.mfu,
         compute.tensor_parallel_seconds(arch, tokens, tp, req.precision),
+        compute.attention_flops(arch, req.prompt_tokens, req.batch_size),
     )
     step = compute.decode_step(
         gpu,
         req.precision,
-        mem.weights * compute.weight_share_read(arch, req.batch_size) + mem.kv_cache,
+        mem.weights * compute.weight_share_read(arch, req.batch_size, req.precision) + mem.kv_cache,
         active,
         req.batch_size,
         tp,
@@ -109,16 +114,21 @@ def _serve_figures(req: PlanRequest, pre: compute.Bound, step: compute.Bound) ->
 
 
 def _train_peak(gpu: GPU, req: PlanRequest) -> float:
-    """Peak FLOP/s of the training matrix multiplies (adam-fp32 runs fp32 weights as TF32)."""
-    return peak_flops(gpu, memory.training_precision(req.optimizer, req.precision))
+    """Peak FLOP/s the MFU is taken against (adam-fp32 runs as TF32; fp8 is bf16 × fp8_speedup)."""
+    return compute.training_peak(gpu, memory.training_precision(req.optimizer, req.precision), req.fp8_speedup)
 
 
 def _train_figures(arch: Architecture, req: PlanRequest) -> TrainFigures:
-    """Training FLOPs and time from peak × MFU."""
-    flops = compute.training_flops(arch.active_parameters, req.train_tokens, req.activation_checkpointing)
+    """Training FLOPs and time from peak × MFU: model FLOPs, whatever the recomputation."""
+    flops = compute.training_flops(arch.active_parameters, req.train_tokens)
+    hardware = compute.hardware_training_flops(
+        arch.active_parameters, req.train_tokens, req.activation_checkpointing
+    )
     secs = compute.compute_seconds(flops, req.gpus, _train_peak(get_gpu(req.gpu), req), req.mfu)
     return TrainFigures(
         flops=flops,
+        hardware_flops=hardware,
+        hfu=req.mfu * hardware / flops,
         seconds=secs,
         tokens_per_second=req.train_tokens / secs,
         gpu_hours=req.gpus * secs / SECONDS_PER_HOUR,
@@ -134,10 +144,10 @@ def _train_step(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown) -> c
     """
     gpu = get_gpu(req.gpu)
     tokens = req.batch_size * req.context_tokens
-    flops = compute.training_flops(arch.active_parameters, tokens, req.activation_checkpointing)
+    flops = compute.training_flops(arch.active_parameters, tokens)
     state = memory.training_state(req.optimizer, req.precision)
     weights_read = compute.TRAIN_STEP_WEIGHT_READS * arch.parameters * state.weights
-    moved = weights_read + 2 * (mem.gradients + mem.optimizer + mem.activations)
+    moved = weights_read + 2 * (mem.gradients + mem.optimizer + mem.activations + mem.loss_head)
     return compute.bound(flops / (_train_peak(gpu, req) * req.mfu), moved / gpu.bandwidth)
 
 
@@ -179,7 +189,7 @@ def _model_sentences(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown)
     if req.mode == "serve":
         lines += [_kv_sentence(arch, req)] + _split_sentences(arch, req, mem) + _context_warnings(arch, req)
     else:
-        lines += _state_sentences(arch, req, mem) + [_activation_sentence(arch, req, mem)]
+        lines += _state_sentences(arch, req, mem) + _activation_sentences(arch, req, mem)
     return lines
 
 
@@ -201,9 +211,18 @@ def _weights_sentence(arch: Architecture, req: PlanRequest) -> str:
     extra = f", of which {size} are quantization scales ({q.note})" if scales else ""
     each = memory.bytes_per_parameter(precision)
     unit = "byte" if each == 1 else "bytes"
+    if precision not in memory.QUANTIZED:
+        return (
+            f"{arch.name} has {billions(arch.parameters)} parameters{active}; at {precision} "
+            f"({each:g} {unit} each) its weights take {gb(nbytes)}{extra}."
+        )
+    quantized = memory.quantized_parameters(arch, precision)
+    kept = arch.parameters - quantized
     return (
-        f"{arch.name} has {billions(arch.parameters)} parameters{active}; at {precision} "
-        f"({each:g} {unit} each) its weights take {gb(nbytes)}{extra}."
+        f"{arch.name} has {billions(arch.parameters)} parameters{active}. Like real {precision} checkpoints "
+        f"this quantizes {memory.QUANTIZED_PARTS} ({billions(quantized)} parameters at {each:g} {unit} each) "
+        f"and keeps {memory.KEPT_16BIT_PARTS} in 16 bits ({billions(kept)} at 2 bytes): "
+        f"{gb(nbytes)} of weights{extra}."
     )
 
 
@@ -237,9 +256,16 @@ def _kv_sentence(arch: Architecture, req: PlanRequest) -> str:
     value = f"{arch.n_head_dim} values × {width:g} {'byte' if width == 1 else 'bytes'} in {req.kv_precision}"
     if req.kv_precision in ("int8", "int4"):
         value = f"({value} + a 2-byte scale)"
+    kept = memory.cached_tokens(arch, req.context_tokens)
+    window = (
+        f" (its sliding window: each layer attends to the last {num(kept)} of the "
+        f"{num(req.context_tokens)}, so the cache keeps no more)"
+        if kept < req.context_tokens
+        else ""
+    )
     return (
         f"The KV cache keeps 2 (K and V) × {arch.layers} layers × {arch.n_kv_heads} KV heads × {value} = "
-        f"{num(per_token)} B a token; × {num(req.context_tokens)} tokens × {req.batch_size} {seqs} "
+        f"{num(per_token)} B a token; × {num(kept)} tokens{window} × {req.batch_size} {seqs} "
         f"= {gb(total)}."
     )
 
@@ -276,14 +302,33 @@ def _state_sentences(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown)
     return lines
 
 
-def _activation_sentence(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown) -> str:
-    """Training activations and the formula they come from."""
-    formula = "2·s·b·h·L, full recomputation" if req.activation_checkpointing else "L·s·b·h·(34 + 5·a·s/h)"
+_KEEPS = {
+    "none": "without checkpointing each layer keeps every tensor its backward pass needs",
+    "selective": "selective checkpointing keeps each layer's input and its matrix multiplies' outputs and "
+    "recomputes norms, activation functions and attention",
+    "full": "full checkpointing keeps each layer's input only and reruns the layer in the backward pass",
+}
+
+
+def _activation_sentences(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown) -> list[str]:
+    """Training activations from the tensors a layer keeps, and the loss head."""
+    precision = memory.training_precision(req.optimizer, req.precision)
+    per_layer = memory.layer_activation_bytes(arch, precision, req.activation_checkpointing)
     seqs = "sequence" if req.batch_size == 1 else "sequences"
-    return (
-        f"Activations for {req.batch_size} {seqs} of {num(req.context_tokens)} tokens on each GPU: "
-        f"{gb(mem.activations)} ({formula})."
+    tokens = req.batch_size * req.context_tokens
+    working = (
+        ""
+        if req.activation_checkpointing == "none"
+        else "; the layer being recomputed holds its full set on top"
     )
+    vocab = f"{num(arch.vocab)}-entry vocabulary"
+    return [
+        f"Activations for {req.batch_size} {seqs} of {num(req.context_tokens)} tokens on each GPU: "
+        f"{_KEEPS[req.activation_checkpointing]}, {num(per_layer)} B a token a layer (FlashAttention "
+        f"never stores the attention scores){working}: {gb(mem.activations)} over {arch.layers} layers.",
+        f"The loss head holds the logits of all {num(tokens)} tokens over the {vocab}, in 16 and "
+        f"32 bits, and their fp32 gradient: {gb(mem.loss_head)}.",
+    ]
 
 
 def _fix_sentences(req: PlanRequest, fewest: int | None) -> list[str]:
@@ -300,9 +345,11 @@ def _serve_sentences(
     req: PlanRequest, pre: compute.Bound, step: compute.Bound, mem: MemoryBreakdown
 ) -> list[str]:
     """Decode and prefill: which bound binds, and the resulting speed."""
-    gpu = get_gpu(req.gpu)
+    gpu, arch = get_gpu(req.gpu), req.architecture
     read = step.memory_seconds * gpu.bandwidth
     binds = "memory bandwidth" if step.binds == "memory-bandwidth" else "compute"
+    attention = compute.attention_flops(arch, req.prompt_tokens, req.batch_size)
+    dense = compute.inference_flops(arch.active_parameters, req.batch_size * req.prompt_tokens)
     lines = [
         f"Each decode step reads {gb(read)} per GPU at {gpu.bandwidth / 1e12:.2f} TB/s: "
         f"{seconds(step.memory_seconds)}, against {seconds(step.compute_seconds)} of compute at "
@@ -310,25 +357,46 @@ def _serve_sentences(
         f"{1 / step.seconds:,.1f} tokens/s for one sequence, "
         f"{req.batch_size / step.seconds:,.1f} for the batch.",
         f"Prefilling {num(req.batch_size * req.prompt_tokens)} prompt tokens takes {seconds(pre.seconds)} "
-        f"({pre.binds}-bound).",
+        f"({pre.binds}-bound; attention, each token scoring those before it, adds {pct(attention / dense)} "
+        "to the 2 × parameters × tokens FLOPs).",
         f"A request of {num(req.prompt_tokens)} prompt and {num(req.output_tokens)} output tokens takes "
         f"{seconds(pre.seconds + req.output_tokens * step.seconds)}.",
     ]
     if step.communication_seconds > 0:
-        lines.append(f"Tensor-parallel all-reduces add {seconds(step.communication_seconds)} to each step.")
+        calls = 2 * arch.layers
+        lines.append(
+            f"Tensor-parallel all-reduces add {seconds(step.communication_seconds)} to each step: "
+            f"{num(calls)} calls (two a layer), each paying about "
+            f"{seconds(compute.all_reduce_latency(req.gpus))} of latency before its bytes move."
+        )
     return lines
 
 
 def _train_sentences(arch: Architecture, req: PlanRequest, t: TrainFigures) -> list[str]:
-    """Training FLOPs and time."""
-    factor = 8 if req.activation_checkpointing else 6
-    peak = _train_peak(get_gpu(req.gpu), req)
+    """Training FLOPs and time, from model FLOPs at the MFU; hardware FLOPs and HFU beside them."""
+    gpu = get_gpu(req.gpu)
+    peak = _train_peak(gpu, req)
     gpus = "GPU" if req.gpus == 1 else "GPUs"
-    return [
-        f"Training on {sci(req.train_tokens)} tokens takes {factor} × {billions(arch.active_parameters)} × "
-        f"{sci(req.train_tokens)} = {sci(t.flops)} FLOPs; at {pct(req.mfu)} of {tflops(peak)} on "
+    working = memory.training_precision(req.optimizer, req.precision)
+    if working == "fp8" and "fp8" in gpu.peak_flops:
+        of = (
+            f"{tflops(peak_flops(gpu, 'bf16'))} (the bf16 peak) × {req.fp8_speedup:g} for fp8, "
+            f"which speeds up the matrix multiplies only"
+        )
+    else:
+        of = tflops(peak)
+    lines = [
+        f"Training on {sci(req.train_tokens)} tokens takes 6 × {billions(arch.active_parameters)} × "
+        f"{sci(req.train_tokens)} = {sci(t.flops)} model FLOPs; at {pct(req.mfu)} MFU of {of} on "
         f"{num(req.gpus)} {gpus} that is {seconds(t.seconds)} ({num(t.gpu_hours)} GPU-hours)."
     ]
+    if req.activation_checkpointing == "full":
+        lines.append(
+            f"Full checkpointing reruns each layer's forward pass: the GPUs do 8 × N × D = "
+            f"{sci(t.hardware_flops)} hardware FLOPs in that time, a hardware FLOPs utilisation (HFU) "
+            f"of {pct(t.hfu)}; MFU counts only the model's 6 × N × D."
+        )
+    return lines
 
 
 def node_load(plan_or_request: Plan | PlanRequest) -> NodeLoad:
@@ -342,15 +410,25 @@ def node_load(plan_or_request: Plan | PlanRequest) -> NodeLoad:
     )
     if req.gpus > 8:
         activity += ", the first 8 shown"
+    if plan.fits and req.mode == "serve":
+        activity += ": weights loaded, idle until a request arrives"
     why = "" if plan.fits else _overflow_reason(mem)
     return spread(
         shares,
         req.gpus,
         activity=activity,
-        utilisation=1.0 if plan.fits else 0.0,
+        utilisation=plan_busy(plan),
         why=why,
         capacity=mem.capacity,
+        gpu=get_gpu(req.gpu),
     )
+
+
+def plan_busy(plan: Plan) -> float:
+    """The busy share a plan alone gives its GPUs: a training job that fits runs fed, flat out (1); a
+    serving plan has weights loaded but no traffic of its own (0: the serving run adds arrivals); a plan
+    that does not fit never starts (0)."""
+    return 1.0 if plan.fits and plan.request.mode == "train" else 0.0
 
 
 def _overflow_reason(mem: MemoryBreakdown) -> str:

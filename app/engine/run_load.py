@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from app.engine import memory
+from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad, spread
 from app.engine.serving_run import ServingRun, ServingSnapshot
 from app.engine.text import num
@@ -45,6 +46,7 @@ def training_load(run: TrainingRun, snap: TrainingSnapshot | None, running: bool
         activity=training_activity(run, snap, running),
         utilisation=busy,
         capacity=mem.capacity,
+        gpu=get_gpu(run.gpu),
     )
 
 
@@ -84,4 +86,6 @@ def serving_load(run: ServingRun, snap: ServingSnapshot | None, running: bool = 
     else:
         activity = f"{name}: saturated, the queue grows" if snap.saturated else f"{name}: keeping up"
     busy = serving_utilisation(snap) if running else 0.0
-    return spread(shares, run.gpus, activity=activity, utilisation=busy, capacity=mem.capacity)
+    return spread(
+        shares, run.gpus, activity=activity, utilisation=busy, capacity=mem.capacity, gpu=get_gpu(run.gpu)
+    )

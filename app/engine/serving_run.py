@@ -100,7 +100,7 @@ class _Server(BaseModel):
         """One decode step at this batch (at least one sequence): its weights and KV reads, or its compute."""
         b = max(1, math.ceil(batch))
         read = (
-            self.weights * compute.weight_share_read(self.arch, b) + max(batch, 1) * self.kv_read_per_sequence
+            self.weights * compute.weight_share_read(self.arch, b, self.run.precision) + max(batch, 1) * self.kv_read_per_sequence
         )
         comm = compute.tensor_parallel_seconds(self.arch, b, self.run.gpus, self.run.precision)
         gpu = get_gpu(self.run.gpu)
@@ -129,7 +129,7 @@ def _server(run: ServingRun) -> _Server:
         mfu=run.mfu,
     )
     arch, knobs = req.architecture, Knobs.of(req)
-    w, kv, work, _, _, rt = memory.parts(arch, knobs)
+    w, kv, work, _, _, _, rt = memory.parts(arch, knobs)
     capacity = get_gpu(run.gpu).memory_bytes
     free = capacity - w - work - rt
     if free < kv:
@@ -145,6 +145,7 @@ def _server(run: ServingRun) -> _Server:
         run.gpus,
         run.mfu,
         compute.tensor_parallel_seconds(arch, run.prompt_tokens, run.gpus, run.precision),
+        compute.attention_flops(arch, run.prompt_tokens),
     )
     # A sequence in the batch is on average half-way through its output.
     average = (run.prompt_tokens + run.output_tokens / 2) / (run.prompt_tokens + run.output_tokens)

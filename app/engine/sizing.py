@@ -122,7 +122,7 @@ def cluster_scale(
         context_tokens=SEQUENCE_TOKENS,
         prompt_tokens=1,
         optimizer="adam",
-        activation_checkpointing=True,
+        activation_checkpointing="full",
     )
     fewest = min_gpus(arch, knobs, gpu.memory_bytes)
     flops = compute.training_flops(arch.active_parameters, tokens)

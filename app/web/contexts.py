@@ -29,6 +29,7 @@ COMPONENT_LABELS = {
     "weights": "Weights",
     "kv_cache": "KV cache",
     "activations": "Activations",
+    "loss_head": "Loss head",
     "gradients": "Gradients",
     "optimizer": "Optimizer state",
     "runtime": "Runtime",

@@ -1,4 +1,4 @@
-"""Pages: home, a lesson's overview, a step, and marking a step done."""
+"""Pages: home, a lesson's overview, a step, marking a step done, and the numbers behind it all."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.classroom import progress
+from app.engine.constants import numbers as engine_numbers
 from app.lessons.glossary import load_glossary
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson
 from app.web.security import require_csrf
@@ -32,6 +33,12 @@ async def glossary(request: Request, tpl: Tpl) -> HTMLResponse:
         glossary = load_glossary(request.app.state.settings.lesson_dirs())[0]
     terms = glossary.sorted()
     return HTMLResponse(tpl.page("glossary.html", request=request, terms=terms))
+
+
+@router.get("/numbers", response_class=HTMLResponse)
+async def numbers(request: Request, tpl: Tpl) -> HTMLResponse:
+    """Published measurements beside the engine's figures, and every constant with its source."""
+    return HTMLResponse(tpl.page("numbers.html", request=request, numbers=engine_numbers()))
 
 
 @router.get("/lessons/{slug}", response_class=HTMLResponse)

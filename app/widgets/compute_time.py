@@ -108,7 +108,7 @@ def _run_on_node(params: Params, model_name: str) -> NodeLoad:
     # Beyond MAX_GPUS the plan is sized at MAX_GPUS: each GPU's share no longer changes at the panel's precision.
     req = PlanRequest(
         model=params.model, mode="train", gpus=min(params.gpus, MAX_GPUS), sharding="zero3",
-        context_tokens=SEQUENCE_TOKENS, activation_checkpointing=True, train_tokens=params.tokens, mfu=params.mfu,
+        context_tokens=SEQUENCE_TOKENS, activation_checkpointing="full", train_tokens=params.tokens, mfu=params.mfu,
     )  # fmt: skip
     plan = make_plan(req)
     if not plan.fits:

@@ -104,7 +104,7 @@ class _Plans(BaseModel):
 
 
 def _plans(p: Params) -> _Plans:
-    def train(gpus: int, sharding: Literal["none", "zero3"], checkpointing: bool) -> Plan:
+    def train(gpus: int, sharding: Literal["none", "zero3"], checkpointing: Literal["none", "full"]) -> Plan:
         return make_plan(
             PlanRequest(
                 model=p.model,
@@ -120,8 +120,8 @@ def _plans(p: Params) -> _Plans:
     return _Plans(
         model=p.model,
         serve=make_plan(PlanRequest(model=p.model)),
-        train=train(1, "none", False),
-        sharded=train(8, "zero3", True),
+        train=train(1, "none", "none"),
+        sharded=train(8, "zero3", "full"),
         tokens=p.train_tokens,
         days=p.deadline_days,
     )
@@ -139,8 +139,8 @@ def _fit(c: _Plans) -> Answer:
         answer=f"Serving: {gb(serve.total, 1)} of {gb(serve.capacity, 0)}: {verdict}.",
         detail=f"Training with Adam on one GPU keeps {gb(state, 1)} of weights, gradients and optimizer "
         f"state, "
-        f"{gb(train.total, 1)} with the activations of one {num(c.train.request.context_tokens)}-token "
-        f"sequence: {'it fits' if c.train.fits else 'it does not fit'}. With ZeRO-3 and activation "
+        f"{gb(train.total, 1)} with the activations and loss head of one {num(c.train.request.context_tokens)}-token "
+        f"sequence: {'it fits' if c.train.fits else 'it does not fit'}. With ZeRO-3 and full activation "
         f"checkpointing it fits on {sharded}.",
     )
 

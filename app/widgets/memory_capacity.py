@@ -21,6 +21,7 @@ LABELS = {
     "weights": "Weights",
     "kv_cache": "KV cache",
     "activations": "Activations",
+    "loss_head": "Loss head",
     "gradients": "Gradients",
     "optimizer": "Optimizer state",
     "runtime": "Runtime",

@@ -14,7 +14,16 @@ from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.training_memory import state_breakdown
-from app.engine.workload import MAX_GPUS, TRAINING_PRECISIONS, Mode, Optimizer, Precision, Sharding
+from app.engine.workload import (
+    MAX_GPUS,
+    TRAINING_PRECISIONS,
+    Checkpointing,
+    Mode,
+    Optimizer,
+    Precision,
+    Sharding,
+    checkpointing_value,
+)
 from app.format import gb
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
@@ -48,6 +57,7 @@ LABELS = {
     "weights": "Weights",
     "kv_cache": "KV cache",
     "activations": "Activations",
+    "loss_head": "Loss head (logits)",
     "gradients": "Gradients",
     "optimizer": "Optimizer state",
     "runtime": "Runtime (CUDA, libraries)",
@@ -67,6 +77,11 @@ OPTIONS: dict[str, list[tuple[str, str]]] = {
         ("zero1", "ZeRO-1 (optimizer)"),
         ("zero2", "ZeRO-2 (+ gradients)"),
         ("zero3", "ZeRO-3 (+ weights)"),
+    ],
+    "activation_checkpointing": [
+        ("none", "None: keep every activation"),
+        ("selective", "Selective: keep the matrix multiplies' outputs"),
+        ("full", "Full: keep each layer's input only"),
     ],
     "optimizer": [
         ("adam", "Adam, mixed precision"),
@@ -109,7 +124,9 @@ class Params(BaseModel):
         default=1e9, ge=1, le=1e16, allow_inf_nan=False, description="Training tokens"
     )
     optimizer: Optimizer = Field(default="adam", description="Training: optimizer")
-    activation_checkpointing: bool = Field(default=False, description="Training: recompute activations")
+    activation_checkpointing: Checkpointing = Field(
+        default="none", description="Training: none, selective or full (true/false: full/none)"
+    )
     mfu: float = Field(
         default=0.4, gt=0, le=1, allow_inf_nan=False, description="Share of peak FLOPS reached"
     )
@@ -130,6 +147,12 @@ class Params(BaseModel):
         if info.data.get("mode") == "train" and value not in TRAINING_PRECISIONS:
             raise ValueError(f"Training needs fp32, bf16, fp16 or fp8 weights; {value} is for serving only.")
         return value
+
+    @field_validator("activation_checkpointing", mode="before")
+    @classmethod
+    def _checkpointing(cls, value: Any) -> Any:
+        """A lesson's old `activation_checkpointing: true` still means full."""
+        return checkpointing_value(value, text=True)
 
     @field_validator("knobs", mode="before")
     @classmethod

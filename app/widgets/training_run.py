@@ -15,6 +15,7 @@ from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import training_load
 from app.engine.training_run import (
+    RUN_CHECKPOINTING,
     RUN_SEQUENCE_TOKENS,
     TrainingRun,
     TrainingSnapshot,
@@ -107,7 +108,7 @@ class Result(BaseModel):
 def _run(p: Params) -> TrainingRun:
     return TrainingRun(
         model=p.model, gpus=p.gpus, sharding="zero3", batch_size=1, context_tokens=RUN_SEQUENCE_TOKENS,
-        train_tokens=p.tokens, activation_checkpointing=False, mfu=p.mfu,
+        train_tokens=p.tokens, activation_checkpointing=RUN_CHECKPOINTING, mfu=p.mfu,
         loader_samples_per_second=p.loader_samples_per_second,
     )  # fmt: skip
 

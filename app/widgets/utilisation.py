@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.engine.placement import NodeLoad
+from app.engine.placement import NodeLoad, spread
 from app.engine.plan import PlanRequest, make_plan, node_load
 from app.engine.utilisation import ServingUtilisation, serving_utilisation
 from app.engine.workload import GpuId, Precision
@@ -81,12 +81,17 @@ def compute(params: Params) -> UtilisationView:
 
 
 def place(params: Params, view: UtilisationView) -> NodeLoad:
-    """The serving plan on GPU 0; its utilisation is the busy share, which is the point of the slide."""
-    load = node_load(params.request())
-    load.activity = (
-        f"{load.activity}: busy {pct(view.u.busy)}, useful compute {pct(view.u.useful_compute, 1)}"
-    )
-    return load
+    """The serving plan on GPU 0, decoding without pause: busy as the slide says, power from that share."""
+    plan = make_plan(params.request())
+    loaded = node_load(plan)
+    if not plan.fits:
+        return loaded
+    name = f"serving {plan.request.architecture.name} ({plan.request.precision}) on GPU 0"
+    return spread(
+        loaded.gpus[0].parts, 1, utilisation=view.u.busy, capacity=loaded.gpus[0].capacity,
+        activity=f"{name}, decoding without pause: busy {pct(view.u.busy)}, "
+        f"useful compute {pct(view.u.useful_compute, 1)}",
+    )  # fmt: skip
 
 
 WIDGET = register(

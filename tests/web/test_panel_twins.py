@@ -13,6 +13,7 @@ from app.engine.placement import H100_IDLE_WATTS
 from app.engine.plan import PlanRequest, make_plan
 from app.format import gb, watts
 from tests.web.live_clock import Clock, clock_fixture
+from tests.web.test_widget_plan_predict import guess
 
 __all__ = ["clock_fixture"]
 
@@ -50,7 +51,10 @@ def test_the_announcement_is_a_polite_status_that_says_what_gpu_0_now_holds(clie
     assert re.search(r'<p id="dgx-announce"[^>]*role="status"', page) and 'aria-live="polite"' in page
     fits = client.get("/widgets/plan?model=llama-3.1-8b", headers=HX).text
     total = make_plan(PlanRequest(model="llama-3.1-8b")).per_gpu.total
-    assert announcement(fits) == f"GPU 0: {gb(total, 1)} of 80 GB. serving Llama 3.1 8B (bf16) on 1 GPU."
+    assert announcement(fits) == (
+        f"GPU 0: {gb(total, 1)} of 80 GB. serving Llama 3.1 8B (bf16) on 1 GPU: weights loaded, idle until a "
+        "request arrives."
+    )
     assert announcement(fits).startswith("GPU 0: 19.0 GB of 80 GB")
     assert 'id="dgx-announce" class="visually-hidden" hx-swap-oob="innerHTML"' in fits
 
@@ -68,7 +72,9 @@ def test_the_legend_names_every_part_a_gpu_can_hold_in_stacking_order(client: Te
     legend = re.search(r'<ul class="legend" aria-label="Legend">(.*?)</ul>', html, re.S)
     assert legend
     names = [re.sub(r"<[^>]+>", "", item).strip() for item in re.findall(r"<li>(.*?)</li>", legend.group(1), re.S)]
-    assert names[:6] == ["Weights", "KV cache", "Activations", "Gradients", "Optimizer state", "Runtime"]
+    assert names[:7] == [
+        "Weights", "KV cache", "Activations", "Loss head", "Gradients", "Optimizer state", "Runtime"
+    ]  # fmt: skip
 
 
 
@@ -98,3 +104,19 @@ def test_a_training_job_at_any_mfu_draws_full_power_as_the_training_run_does(cli
     for mfu in ("0.2", "0.5"):
         html = client.get(f"/widgets/compute-time?mfu={mfu}", headers=HX).text
         assert power(html) == ([watts(H100_SXM.tdp_watts)] * 8, watts(8 * H100_SXM.tdp_watts))
+
+
+def test_step_1s_single_chat_user_leaves_gpu_0_idle_not_100_percent_busy_at_700_w(lessons_client: TestClient) -> None:
+    """The plan loads the weights; without requests of its own the GPU waits at its 70 W idle floor."""
+    guess(lessons_client, 1, 2, "20 GB")  # the plan shows its panel once the guess is in
+    page = lessons_client.get("/lessons/what-ai-workloads-need/1").text
+    assert "serving Llama 3.1 8B" in page and "100 % busy · 700 W" not in page
+    assert re.findall(r'<span class="gpu-util">([^<]*)</span>', page)[0] == f"0 % busy · {watts(H100_IDLE_WATTS)}"
+    assert "weights loaded, idle until a request arrives" in page
+
+
+def test_the_utilisation_slide_shows_its_gpu_decoding_flat_out(client: TestClient) -> None:
+    """Busy is not useful: the slide's GPU decodes without pause, so it is 100 % busy at its TDP."""
+    html = client.get("/widgets/utilisation?batch_size=1", headers=HX).text
+    each, _ = power(html)
+    assert each == [watts(H100_SXM.tdp_watts)] + [watts(H100_IDLE_WATTS)] * 7

@@ -15,18 +15,21 @@ def speed(html: str) -> str:
     return match.group(1)
 
 
-def test_llama_8b_on_one_h100_decodes_at_most_196_tokens_a_second(client: TestClient) -> None:
+def test_llama_8b_on_one_h100_decodes_at_most_208_tokens_a_second(client: TestClient) -> None:
+    """3.35 TB/s ÷ (15.01 GB of weights read, one embedding row, + 1.07 GB of KV); weights alone 223."""
     r = client.get(
         "/widgets/decode-speed?model=llama-3.1-8b&precision=bf16&gpu=h100&context_tokens=8192", headers=HX
     )
-    assert speed(r.text) == "196" and "Weights alone: 209 tokens/s" in r.text
+    assert speed(r.text) == "208" and "Weights alone: 223 tokens/s" in r.text
 
 
 def test_bandwidth_and_bytes_move_the_ceiling(client: TestClient) -> None:
     q = "/widgets/decode-speed?model=llama-3.1-8b&context_tokens=8192"
-    assert speed(client.get(f"{q}&gpu=a100", headers=HX).text) == "119"
-    assert speed(client.get(f"{q}&gpu=h200", headers=HX).text) == "280"
-    assert speed(client.get(f"{q}&precision=fp8", headers=HX).text) == "368"  # 3.35 TB/s ÷ (8.03 + 1.07) GB
+    assert speed(client.get(f"{q}&gpu=a100", headers=HX).text) == "127"
+    assert speed(client.get(f"{q}&gpu=h200", headers=HX).text) == "298"
+    # 3.35 TB/s ÷ (8.03 + 1.07) GB: a real fp8 checkpoint (9.08 GB) keeps embeddings and LM head in bf16, and a
+    # step skips the 1.05 GB of 16-bit embedding rows its token does not look up.
+    assert speed(client.get(f"{q}&precision=fp8", headers=HX).text) == "368"
 
 
 def test_the_panel_shows_the_model_on_an_h100_of_dgx1(client: TestClient) -> None:

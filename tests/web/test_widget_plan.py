@@ -64,7 +64,8 @@ def test_launch_is_refused_before_anything_starts_and_identically_every_time(cli
     assert first.status_code == second.status_code == 200
     assert first.text == second.text
     assert 'data-launch="refused"' in first.text
-    assert "Launch refused before anything started. GPU 0 needs 510.4 GB but holds 80 GB" in first.text
+    # 185.0 GB since issue 12 (was 510.4, with the attention scores stored).
+    assert "Launch refused before anything started. GPU 0 needs 185.0 GB but holds 80 GB" in first.text
     assert 'data-overflow="0"' in first.text  # the panel shows the overflow
 
 

@@ -17,8 +17,9 @@ def dot_x(html: str) -> float:
 
 def test_single_user_decode_sits_near_one_flop_a_byte_below_the_ridge(client: TestClient) -> None:
     r = client.get("/widgets/roofline?model=llama-3.1-8b&precision=bf16&batch_size=1", headers=HX).text
-    assert '<span data-value="intensity">1.0</span> FLOPs per byte' in r and "memory-bound" in r
-    assert "<strong>295 FLOPs per byte</strong>" in r and "reaches the ridge at a batch of 296" in r
+    # 2 FLOPs a weight over 15.01 GB read (the weights less 128,255 unused embedding rows): 1.07
+    assert '<span data-value="intensity">1.1</span> FLOPs per byte' in r and "memory-bound" in r
+    assert "<strong>295 FLOPs per byte</strong>" in r and "reaches the ridge at a batch of 276" in r
 
 
 def test_the_batch_moves_the_point_right_and_across_the_ridge(client: TestClient) -> None:

@@ -56,7 +56,7 @@ def requests(draw: st.DrawFn, **fixed: Any) -> PlanRequest:
         "prompt_tokens": draw(st.integers(1, 8192)),
         "output_tokens": draw(st.integers(1, 4096)),
         "optimizer": draw(st.sampled_from(["adam", "adam-fp32", "sgd-momentum", "adam-8bit"])),
-        "activation_checkpointing": draw(st.booleans()),
+        "activation_checkpointing": draw(st.sampled_from(["none", "selective", "full"])),
         "mfu": draw(st.floats(0.05, 1.0)),
     }
     fields.update(fixed)

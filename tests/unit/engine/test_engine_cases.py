@@ -35,8 +35,16 @@ def test_case_2_seven_billion_parameters_at_16_bits_are_14_gb_or_13_04_gib() -> 
 def test_case_3_llama_70b_weights_are_141_1_gb_in_bf16_and_70_6_gb_in_fp8(
     precision: str, expected_gb: float
 ) -> None:
-    """70,553,706,496 parameters × 2 B or × 1 B (+ per-tensor fp8 scales, a few kB). Tolerance 1 %."""
-    assert weight_bytes(LLAMA_70B, precision) / GB == pytest.approx(expected_gb, rel=0.01)
+    """70,553,706,496 parameters × 2 B or × 1 B (+ per-tensor fp8 scales, a few kB). Tolerance 1 %.
+
+    Changed by issue 12 for fp8: the 70.6 GB of the case is every parameter at 1 B (the pure
+    parameters × bits ÷ 8, still `whole_model=True`). A real fp8 checkpoint keeps the embeddings and
+    LM head in bf16 (2 × 128,256 × 8,192 parameters at 2 B): 72.65 GB, 2.9 % above the case.
+    """
+    assert weight_bytes(LLAMA_70B, precision, whole_model=True) / GB == pytest.approx(expected_gb, rel=0.01)
+    kept = LLAMA_70B.parameters - LLAMA_70B.block_matrix_parameters
+    real = expected_gb * GB + (kept if precision == "fp8" else 0)
+    assert weight_bytes(LLAMA_70B, precision) / GB == pytest.approx(real / GB, rel=0.01)
 
 
 def test_case_4_llama_8b_kv_cache_is_131_072_bytes_a_token() -> None:
@@ -97,23 +105,37 @@ def test_case_10_llama_8b_decodes_at_most_208_6_tokens_a_second_on_one_h100_igno
     assert 1 / step.seconds == pytest.approx(208.6, rel=0.01)
 
 
-def test_case_11_with_an_8192_token_context_decode_takes_5_11_ms_or_195_5_tokens_a_second() -> None:
-    """(16.06 + 1.07) GB ÷ 3.35 TB/s = 5.11 ms → 195.5 tokens/s. Tolerance 1 %."""
+def test_case_11_with_an_8192_token_context_decode_takes_5_11_ms_with_the_whole_table_4_80_ms_with_one_row() -> None:
+    """(16.06 + 1.07) GB ÷ 3.35 TB/s = 5.11 ms → 195.5 tokens/s reads every weight. The plan reads one row
+    of the 1.05 GB input embedding table a token (a lookup; the LM head is still read whole), so
+    (15.01 + 1.07) GB ÷ 3.35 TB/s = 4.80 ms → 208 tokens/s: the case changes by that table, explained
+    here. Tolerance 1 %."""
+    whole = decode_step(H100_SXM, "bf16", weight_bytes(LLAMA_8B, "bf16") + 1.074e9, LLAMA_8B.parameters, 1)
+    assert whole.seconds == pytest.approx(5.11e-3, rel=0.01)
+    assert 1 / whole.seconds == pytest.approx(195.5, rel=0.01)
     plan = make_plan(PlanRequest(model="llama-3.1-8b", context_tokens=8192))
     assert plan.serve is not None
-    assert plan.serve.decode_seconds_per_token == pytest.approx(5.11e-3, rel=0.01)
-    assert plan.serve.tokens_per_second == pytest.approx(195.5, rel=0.01)
+    table = (LLAMA_8B.vocab - 1) * LLAMA_8B.hidden * 2
+    assert plan.serve.decode_seconds_per_token == pytest.approx(5.11e-3 - table / 3.35e12, rel=0.01)
+    assert plan.serve.decode_seconds_per_token == pytest.approx(4.80e-3, rel=0.01)
     assert plan.bottleneck == "memory-bandwidth"
 
 
 @pytest.mark.parametrize(("mfu", "expected_ms"), [(1.0, 33.3), (0.5, 66.5)])
-def test_case_12_prefill_of_2048_tokens_takes_33_3_ms_at_full_peak_and_66_5_ms_at_half(
+def test_case_12_prefill_of_2048_tokens_is_33_3_ms_at_full_peak_and_66_5_ms_at_half_plus_attention(
     mfu: float, expected_ms: float
 ) -> None:
-    """2 × 8.03 B × 2,048 FLOPs ÷ (989 TFLOPS × share): compute-bound. Tolerance 2 %."""
+    """2 × 8.03 B × 2,048 FLOPs ÷ (989 TFLOPS × share): compute-bound, tolerance 2 %. The case counts
+    2·N·T only; the engine adds the causal attention matmuls, 2 × 32 layers × 4,096 × 2,048² = 1.10 × 10¹²
+    FLOPs, 3.3 % more, so the plan's prefill is the case's figure × 1.033 (34.4 / 68.7 ms), which the 2 %
+    tolerance alone would refuse: the attention FLOPs move it, on purpose."""
     plan = make_plan(PlanRequest(model="llama-3.1-8b", prompt_tokens=2048, mfu=mfu))
     assert plan.serve is not None
-    assert plan.serve.prefill_seconds * 1e3 == pytest.approx(expected_ms, rel=0.02)
+    dense = 2 * LLAMA_8B.parameters * 2048 / (989e12 * mfu)
+    assert dense * 1e3 == pytest.approx(expected_ms, rel=0.02)
+    attention = 2 * 32 * 4096 * 2048**2 / (989e12 * mfu)
+    assert plan.serve.prefill_seconds == pytest.approx(dense + attention, rel=0.005)
+    assert plan.serve.prefill_seconds * 1e3 == pytest.approx(expected_ms * 1.0334, rel=0.02)
 
 
 def test_case_13_llama_405b_on_15_6_t_tokens_is_3_8e25_flops() -> None:

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from app.engine.errors import EngineError, UnknownModel
 from app.engine.hardware import DGX_H100, GPUS, NETWORK_400G, compute_precision, get_gpu, node, peak_flops
 from app.engine.models import CATALOG, Architecture, get_model
-from app.engine.units import GB, TB, TFLOPS
+from app.engine.units import GB, TB, TFLOPS, GiB, MiB, TiB
 
 # Published counts: Hugging Face model cards / safetensors totals (Llama 3.1, Mistral 7B v0.1).
 PUBLISHED = {
@@ -127,19 +127,31 @@ def test_an_unknown_gpu_is_refused_in_words() -> None:
         get_gpu("b200")
 
 
-def test_dgx_1_is_eight_h100s_two_xeons_2_tb_and_10_2_kw() -> None:
-    """NVIDIA DGX BasePOD reference architecture; DGX H100 user guide."""
+def test_an_80gb_card_holds_80_gib_and_cuda_sees_81_559_mib_but_plans_use_80_gb() -> None:
+    """The box's "80GB" is binary; the planning budget is a named 80 × 10⁹ bytes (hardware.py says why)."""
+    h100 = node().gpu
+    assert (h100.physical_memory_bytes, h100.cuda_memory_bytes) == (80 * GiB, 81_559 * MiB)
+    assert h100.physical_memory_bytes / GB == pytest.approx(85.9, abs=0.05)  # to the 0.1 GB printed
+    assert h100.cuda_memory_bytes / GB == pytest.approx(85.5, abs=0.05)
+    assert h100.memory_bytes == 80 * GB < h100.cuda_memory_bytes < h100.physical_memory_bytes
+
+
+def test_dgx_1_is_eight_h100s_two_xeons_2_tib_and_10_2_kw() -> None:
+    """NVIDIA DGX BasePOD reference architecture ("2 TB", 32 × 64 GiB DIMMs = 2 TiB); DGX H100 user guide."""
     dgx = node()
     assert dgx is DGX_H100 and dgx.id == "dgx-1"
-    assert (dgx.gpus, dgx.gpu.id, dgx.system_memory_bytes, dgx.max_power_watts) == (8, "h100", 2 * TB, 10_200)
+    assert (dgx.gpus, dgx.gpu.id, dgx.system_memory_bytes, dgx.max_power_watts) == (8, "h100", 2 * TiB, 10_200)
     assert dgx.network.links == 8 and dgx.network.link.bandwidth == NETWORK_400G.bandwidth == 50 * GB
     assert dgx.nvme.data_drives == 8
 
 
 def test_the_xeon_peaks_are_the_arithmetic_ones_for_two_sockets() -> None:
-    """56 cores × 1,024 (AMX) or 64 (AVX-512) FLOPs/cycle × 2.0 GHz; 8 × DDR5-4800 × 8 B, per socket."""
+    """56 cores × 1,024 (AMX) or 64 (AVX-512) FLOPs/cycle × 2.0 GHz; 8 × 4,400 MT/s × 8 B, per socket.
+
+    DDR5-4800 runs at 4,400 MT/s with two DIMMs a channel, as the DGX H100's 32 DIMMs are.
+    """
     cpu = node().cpu
     assert cpu.cores == 112
     assert cpu.peak_flops_bf16_amx == pytest.approx(2 * 115e12, rel=0.01)
     assert cpu.peak_flops_fp32_avx512 == pytest.approx(2 * 7.2e12, rel=0.01)
-    assert cpu.memory_bandwidth == pytest.approx(614e9, rel=0.001)
+    assert cpu.memory_bandwidth == pytest.approx(563.2e9, rel=0.001)

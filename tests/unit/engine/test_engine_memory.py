@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from app.engine.errors import EngineError
 from app.engine.fixes import fixes, smallest_fix
@@ -10,6 +11,9 @@ from app.engine.memory import (
     QUANTIZATION,
     RUNTIME_BYTES,
     bytes_per_parameter,
+    korthikanti_activation_bytes,
+    layer_activation_bytes,
+    loss_head_bytes,
     per_gpu,
     scale_bytes,
     training_activation_bytes,
@@ -34,16 +38,35 @@ def test_an_unknown_precision_is_refused_in_words() -> None:
         bytes_per_parameter("fp6")
 
 
-def test_int4_carries_one_fp16_scale_per_128_weights() -> None:
-    """GPTQ/AWQ group size 128: 2 B per 128 weights = +3.1 % over 0.5 B a weight."""
+def test_int4_carries_one_fp16_scale_and_a_4_bit_zero_point_per_128_quantized_weights() -> None:
+    """AWQ/GPTQ group size 128: 2.5 B per 128 block-matrix weights; embeddings and head are not quantized."""
     assert QUANTIZATION["int4"].group_size == 128
-    assert scale_bytes(LLAMA_8B, "int4") / LLAMA_8B.parameters == pytest.approx(2 / 128, rel=1e-3)
-    assert weight_bytes(LLAMA_8B, "int4") / (LLAMA_8B.parameters * 0.5) == pytest.approx(1 + 1 / 32, rel=1e-3)
+    quantized = LLAMA_8B.block_matrix_parameters
+    # rel 1e-3: the last group of the model is rounded up to a whole group.
+    assert scale_bytes(LLAMA_8B, "int4") / quantized == pytest.approx(2.5 / 128, rel=1e-3)
+    kept = LLAMA_8B.parameters - quantized
+    assert weight_bytes(LLAMA_8B, "int4") == quantized // 2 + 2 * kept + scale_bytes(LLAMA_8B, "int4")
+
+
+def test_quantized_checkpoints_keep_embeddings_and_lm_head_in_16_bits() -> None:
+    """What is kept: 2 x 128,256 x 4,096 (embedding and head) + norms, 1.05 B parameters at 2 B."""
+    kept = LLAMA_8B.parameters - LLAMA_8B.block_matrix_parameters
+    assert kept == 2 * 128_256 * 4096 + (2 * 32 + 1) * 4096
+    for precision in ("fp8", "int8", "int4"):
+        assert weight_bytes(LLAMA_8B, precision) > 2 * kept + LLAMA_8B.block_matrix_parameters * (
+            0.5 if precision == "int4" else 1
+        )
+
+
+def test_the_whole_model_form_is_the_lessons_parameters_times_bits_over_8() -> None:
+    """The companion calculator's assumption (every parameter at the precision) is still available."""
+    assert weight_bytes(LLAMA_8B, "fp8", whole_model=True) == LLAMA_8B.parameters + 4 * (32 * 7 + 2)
+    assert weight_bytes(LLAMA_8B, "fp8", whole_model=True) < weight_bytes(LLAMA_8B, "fp8")
 
 
 def test_fp8_per_tensor_scales_are_a_few_kilobytes() -> None:
-    """One fp32 scale per weight matrix: 7 a layer plus embedding and head."""
-    assert scale_bytes(LLAMA_8B, "fp8") == 4 * (32 * 7 + 2)
+    """One fp32 scale per quantized weight matrix: 7 a layer (embedding and head stay bf16)."""
+    assert scale_bytes(LLAMA_8B, "fp8") == 4 * 32 * 7
 
 
 def test_int8_per_channel_scales_are_below_a_tenth_of_a_percent() -> None:
@@ -67,19 +90,63 @@ def test_adam_fp32_trains_fp32_weights_whatever_precision_the_plan_asks() -> Non
     assert plan.per_gpu.weights == pytest.approx(LLAMA_8B.parameters * 4 / 8, abs=1)
 
 
-def test_activations_without_recomputation_follow_korthikanti() -> None:
-    """L·s·b·h·(34 + 5·a·s/h) for Llama 3.1 8B, s = 8,192, b = 1: 32 × 8192 × 4096 × 354 B."""
-    assert training_activation_bytes(LLAMA_8B, 8192, 1, False, "bf16") == 32 * 8192 * 4096 * 354
+def test_a_llama_layer_keeps_41_h_bytes_a_token_without_checkpointing() -> None:
+    """The engine's tensor table, summed by hand for Llama 3.1 8B in bf16 (d 4,096, q 4,096, kv 1,024, f 14,336):
+
+    x, norm 1 output, attention output, x + attention, norm 2 output: 5 x 2d; Q, K, V: 2 x 6,144;
+    gate, up, SiLU(gate), SiLU x up: 4 x 2f; two fp32 norm statistics and 32 fp32 log-sum-exps.
+    """
+    by_hand = 5 * 2 * 4096 + 2 * 6144 + 4 * 2 * 14_336 + 2 * 4 + 32 * 4
+    assert layer_activation_bytes(LLAMA_8B, "bf16", "none") == by_hand == 168_072  # ≈ 41·h
+    assert layer_activation_bytes(LLAMA_8B, "bf16", "selective") == 2 * (4096 + 6144 + 4096 + 2 * 14_336)
+    assert layer_activation_bytes(LLAMA_8B, "bf16", "full") == 2 * 4096
 
 
-def test_full_recomputation_keeps_only_2_s_b_h_l() -> None:
-    assert training_activation_bytes(LLAMA_8B, 8192, 1, True, "bf16") == 2 * 8192 * 4096 * 32
+def test_the_layer_being_recomputed_holds_its_full_set_on_top_of_the_kept_ones() -> None:
+    """(L - 1) layers at what the mode keeps, one at everything: 31 x 8,192 + 168,072 B a token for full."""
+    tokens = 8192
+    assert training_activation_bytes(LLAMA_8B, tokens, 1, "full", "bf16") == (31 * 8192 + 168_072) * tokens
+    assert training_activation_bytes(LLAMA_8B, tokens, 1, "none", "bf16") == 32 * 168_072 * tokens
+
+
+def test_flash_era_activations_are_far_below_the_pre_flash_textbook_formula() -> None:
+    """One 8,192-token sequence: about 45 GB with FlashAttention against 380 GB with the score matrix stored."""
+    flash = training_activation_bytes(LLAMA_8B, 8192, 1, "none", "bf16")
+    assert flash / GB == pytest.approx(44.06, abs=0.01)  # printed to two decimals in step 4
+    assert korthikanti_activation_bytes(LLAMA_8B, 8192, 1, False) == 32 * 8192 * 4096 * 354
+    assert korthikanti_activation_bytes(LLAMA_8B, 8192, 1, True) == 2 * 8192 * 4096 * 32
+
+
+def test_the_loss_head_is_fp32_logits_and_their_gradient_for_every_token() -> None:
+    """32,768 tokens x 128,256 x (4 + 4) B of fp32 logits and gradient, plus the 16-bit logits and final norm."""
+    head = loss_head_bytes(LLAMA_8B, 32_768, 1, "bf16")
+    assert head == 32_768 * (128_256 * (2 + 4 + 4) + 2 * 4096 * 2)
+    assert 32_768 * 128_256 * 4 / GB == pytest.approx(16.8, abs=0.05)  # the issue's 16.8 GB of fp32 logits
+    plan = per_gpu(PlanRequest(mode="train", context_tokens=32_768, activation_checkpointing="full"))
+    assert plan.loss_head == head and plan.total == sum(
+        (plan.weights, plan.activations, plan.loss_head, plan.gradients, plan.optimizer, plan.runtime)
+    )
+
+
+def test_mixture_of_experts_activations_count_the_k_routed_experts() -> None:
+    """Mixtral routes each token to 2 experts: the MLP tensors are kept twice, plus 8 router logits."""
+    mixtral, mistral = get_model("mixtral-8x7b"), get_model("mistral-7b")
+    extra = layer_activation_bytes(mixtral, "bf16", "none") - layer_activation_bytes(mistral, "bf16", "none")
+    assert extra == 4 * 2 * 14_336 + 8 * 4
+
+
+def test_checkpointing_accepts_the_old_booleans() -> None:
+    assert PlanRequest(mode="train", activation_checkpointing=True).activation_checkpointing == "full"
+    assert PlanRequest(mode="train", activation_checkpointing=False).activation_checkpointing == "none"
+    with pytest.raises(ValidationError, match="none"):
+        PlanRequest(mode="train", activation_checkpointing="some")
 
 
 def test_training_memory_grows_with_batch_and_sequence_length() -> None:
     base = per_gpu(PlanRequest(mode="train", batch_size=1, context_tokens=2048)).activations
     assert per_gpu(PlanRequest(mode="train", batch_size=2, context_tokens=2048)).activations == 2 * base
-    assert per_gpu(PlanRequest(mode="train", batch_size=1, context_tokens=4096)).activations > 2 * base
+    # With FlashAttention nothing stored is s x s: twice the tokens is exactly twice the activations.
+    assert per_gpu(PlanRequest(mode="train", batch_size=1, context_tokens=4096)).activations == 2 * base
 
 
 def test_serving_workspace_grows_with_batch_times_tokens_in_flight() -> None:
@@ -117,8 +184,8 @@ def test_a_70b_on_one_gpu_is_fixed_by_fewer_bits_or_a_second_gpu() -> None:
 
 def test_training_on_eight_gpus_is_fixed_first_by_activation_checkpointing() -> None:
     fix = smallest_fix(PlanRequest(mode="train", gpus=8, sharding="zero1"))
-    assert fix is not None and fix.changes == {"activation_checkpointing": True}
-    assert "activation checkpointing" in fix.sentence
+    assert fix is not None and fix.changes == {"activation_checkpointing": "selective"}
+    assert "selective activation checkpointing" in fix.sentence
 
 
 def test_every_fix_really_fits() -> None:

@@ -45,4 +45,5 @@ def test_the_new_expression_names_give_the_engines_figures() -> None:
     assert ev.evaluate("node().cpu.sockets | num") == "2"
     weights = 'plan(model="llama-3.1-8b").per_gpu.weights'
     assert ev.evaluate(f'all_reduce({weights}, 8, "nvlink") | seconds') == "62.5 ms"  # 2 × 7/8 × 16.06 GB ÷ 450 GB/s
-    assert ev.evaluate('workload_timing("llama-3.1-8b", "prefill", 2048).gpu.seconds | seconds') == "33.3 ms"
+    # 2·N·T (33.3 ms, case 12) plus the causal attention matmuls, 3.3 % more
+    assert ev.evaluate('workload_timing("llama-3.1-8b", "prefill", 2048).gpu.seconds | seconds') == "34.4 ms"
