@@ -9,6 +9,8 @@ Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--wor
      [--url http://host:port]            use a running server instead of starting one
      [--timeline 5]                      also print the learners' p50/p99 per 5-second window
      [--database-url postgresql+asyncpg://postgres@127.0.0.1/test --fresh-database]   PostgreSQL
+     [--profile]                         cProfile in the server's workers: top functions by CPU, CPU by route
+     [--server-cpu]                      the workers' CPU seconds and CPU per request, without the profiler
 The server started here keeps idle connections 30 s (--timeout-keep-alive), as a load balancer would.
 An asyncio + httpx load generator; randomness is seeded (--seed).
 """
@@ -112,6 +114,12 @@ class Forms(HTMLParser):
 FORM_OR_BANNER = re.compile(r'<form\b.*?</form>|<div id="class-banner"[^>]*>', re.S)
 
 
+def banner_tag(html: str) -> str:
+    """The ETag the page's banner polls with (If-None-Match), as static/app.js builds it from data-token."""
+    match = re.search(r'id="class-banner"[^>]*data-token="([^"]+)"', html)
+    return f'"banner-{match.group(1)}"' if match else ""
+
+
 def read_forms(html: str) -> Forms:
     """Parse only the forms and the banner (a step page is large; the load generator must stay light)."""
     parser = Forms()
@@ -213,6 +221,7 @@ class Learner:
     stats: Stats
     stop: asyncio.Event
     banner_url: str = ""
+    banner_tag: str = ""
     bring_to: int = 0
 
     async def run(self, start_within: float) -> None:
@@ -240,6 +249,7 @@ class Learner:
                 return
             forms = read_forms(r.text)
             self.banner_url = forms.banner_url or self.banner_url
+            self.banner_tag = banner_tag(r.text) or self.banner_tag
             for form in [f for f in forms.forms if f.kind == "widget"][:2]:
                 for _ in range(self.rng.randint(1, 3)):
                     await self.think(*WIDGET_THINK)
@@ -304,10 +314,12 @@ class Learner:
         while not self.stop.is_set():
             await pause(self.stop, BANNER_EVERY)
             if self.banner_url and not self.stop.is_set():
+                headers = {"HX-Request": "true"} | ({"If-None-Match": self.banner_tag} if self.banner_tag else {})
                 r = await self.stats.call(c, "GET /class-banner", "GET", self.banner_url.replace("&amp;", "&"),
-                                          (200, 204), headers={"HX-Request": "true"})
+                                          (200, 204, 304), headers=headers)  # as static/app.js asks: ETag, 304
                 if r is not None and r.status_code == 200:
                     self.banner_url = read_forms(r.text).banner_url or self.banner_url
+                    self.banner_tag = r.headers.get("etag", self.banner_tag)
                     bring = re.search(r'data-bring="(\d+)"', r.text)
                     self.bring_to = int(bring.group(1)) if bring else 0
 
@@ -376,6 +388,90 @@ def fresh_postgres(admin_url: str) -> Iterator[str]:
         yield admin_url.rsplit("/", 1)[0] + "/" + name
     finally:
         asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+# --- profiling the server --------------------------------------------------------------------------------
+
+# The function that answers each route the bench times (its file under app/web, its name).
+ROUTE_FUNCTIONS = {
+    "GET /class-banner": ("classroom.py", "banner"),
+    "GET /lessons/{slug}/{n}": ("pages.py", "step"),
+    "POST /lessons/{slug}/{n}/done": ("pages.py", "mark_done"),
+    "GET /join/{code}": ("classroom.py", "join_form"),
+    "POST /join": ("classroom.py", "join"),
+    "dashboard poll": ("classroom.py", "class_dashboard"),
+    "projector poll": ("classroom.py", "projector"),
+    "POST /teach/{code}/pace": ("classroom.py", "pace"),
+}
+
+
+def start_profile(args: argparse.Namespace) -> Any:
+    """With --profile or --server-cpu: run the server under bench/profiled.py, which writes each worker's
+    figures to a folder; returns what prints them once the server has stopped (given the run's Stats)."""
+    if not (args.profile or args.server_cpu) or args.url:
+        return lambda stats: None
+    folder = Path(tempfile.mkdtemp(prefix="gc-profile-"))
+    os.environ["GC_BENCH_PROFILE_DIR"] = str(folder)  # own_server passes its environment on
+    os.environ["GC_BENCH_CPROFILE"] = "1" if args.profile else "0"
+    args.app = "bench.profiled:app"
+    return lambda stats: print_profile(folder, stats, args.profile_top)
+
+
+def print_profile(folder: Path, stats: Stats | None, top: int) -> None:
+    """The workers' CPU, CPU per request, and (under cProfile) the top functions and CPU in each route."""
+    import pstats
+
+    figures = [json.loads(f.read_text()) for f in sorted(folder.glob("worker-*.json"))]
+    requests = sum(len(t) for t in stats.times.values()) if stats else 0
+    cpu = sum(f["cpu_s"] for f in figures)
+    wall = max((f["wall_s"] for f in figures), default=0.0)
+    print(f"\nserver workers: {len(figures)}, CPU {cpu:.1f} s over {wall:.0f} s "
+          f"({cpu / wall if wall else 0:.2f} cores busy), {requests} requests: "
+          f"{cpu / requests * 1000 if requests else 0:.2f} ms of CPU a request on average"
+          + (" (under cProfile, which slows Python code about 1.5 to 2 times)" if any(folder.glob("*.prof")) else ""))
+    files = [str(f) for f in sorted(folder.glob("worker-*.prof"))]
+    if not files:
+        return
+    merged = pstats.Stats(files[0])
+    for f in files[1:]:
+        merged.add(f)
+    table: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = merged.stats  # type: ignore[attr-defined]
+
+    def where(key: tuple[str, int, str]) -> str:
+        path, line, name = key
+        for marker in ("/site-packages/", str(ROOT) + "/"):
+            path = path.split(marker, 1)[-1]
+        return f"{path}:{line}({name})" if line else name
+
+    print(f"\ntop {top} functions by own CPU (tottime), all workers, s:")
+    print(f"{'own s':>8} {'with callees s':>15} {'calls':>9}  function")
+    for key, (_, calls, own, total, _) in sorted(table.items(), key=lambda kv: -kv[1][2])[:top]:
+        print(f"{own:8.2f} {total:15.2f} {calls:9d}  {where(key)}")
+    print(f"\ntop {top} functions of the app by CPU with callees (cumtime), s:")
+    ours = [(k, v) for k, v in table.items() if str(ROOT / "app") in k[0]]
+    for key, (_, calls, own, total, _) in sorted(ours, key=lambda kv: -kv[1][3])[:top]:
+        print(f"{own:8.2f} {total:15.2f} {calls:9d}  {where(key)}")
+    if stats is None:
+        return
+    print("\nCPU inside each route's function (its callees included; not the middleware, dependencies or "
+          "sending), ms a request:")
+    counts: dict[tuple[str, str], int] = defaultdict(int)  # one function answers every widget (every drill)
+    for route in stats.times:
+        counts[route_function(route)] += len(stats.times[route])
+    for (file, name), count in sorted(counts.items()):
+        routes = sorted(r for r in stats.times if route_function(r) == (file, name))
+        label = routes[0] if len(routes) == 1 else routes[0].rsplit("/", 1)[0].replace("/widgets", "/widgets/*")
+        total = sum(v[3] for k, v in table.items() if k[0].endswith(f"app/web/{file}") and k[2] == name)
+        print(f"  {label:34} {total / count * 1000:8.2f}")
+    print("  (the dashboard's and projector's rows are built and rendered on a worker thread, which cProfile does "
+          "not see: bench/dashboard.py times them)")
+
+
+def route_function(route: str) -> tuple[str, str]:
+    """The file under app/web and the function that answer a route the bench times."""
+    if route in ROUTE_FUNCTIONS:
+        return ROUTE_FUNCTIONS[route]
+    return ("drills.py", "answer") if route.endswith("/answer") else ("widgets.py", "widget")
 
 
 # --- the run ---------------------------------------------------------------------------------------------
@@ -447,10 +543,17 @@ def main() -> int:
     parser.add_argument("--app", default="app.main:app", help="the ASGI app the server started here runs")
     parser.add_argument("--timeline", type=float, default=0, metavar="SECONDS",
                         help="also print the learners' latency in windows of this many seconds")
+    parser.add_argument("--profile", action="store_true", help="cProfile the server's workers; print the top "
+                        "functions by CPU and the CPU per route")
+    parser.add_argument("--profile-top", type=int, default=30, help="functions --profile lists")
+    parser.add_argument("--server-cpu", action="store_true", help="the workers' CPU per request, no profiler")
     args = parser.parse_args()
+    ran: list[Stats] = []
+    print_profile = start_profile(args)
 
     def go(base: str) -> str:
         stats, stored = asyncio.run(load(base, args.learners, args.seconds, args.seed))
+        ran.append(stats)
         if args.timeline:
             print_timeline(stats, args.timeline)
         return report(stats, stored, args.learners)
@@ -463,6 +566,7 @@ def main() -> int:
     else:
         with own_server(args.workers, args.database_url, args.app) as base:
             line = go(base)
+    print_profile(ran[0] if ran else None)
     print(line)
     return 0
 

@@ -17,6 +17,58 @@
     if (meta) event.detail.headers["X-CSRF-Token"] = meta.content;
   });
 
+  // The class banner's poll (templates/classroom/banner.html): every 5 s while the tab shows; in a hidden tab each
+  // answer that brings nothing new doubles the wait, up to 60 s, and showing the tab again polls at once. The
+  // poll sends the banner's token back as If-None-Match: a class that did not change answers 304, no body.
+  const BANNER_EVERY = 5000;
+  const BANNER_HIDDEN_MAX = 60000;
+  let bannerTimer = 0;
+  let bannerUnchanged = 0;
+  const bannerPolls = () => {
+    const banner = document.getElementById("class-banner");
+    return banner && banner.hasAttribute("hx-get") && window.htmx ? banner : null;
+  };
+  const bannerDelay = () => (document.hidden
+    ? Math.min(BANNER_EVERY * 2 ** Math.min(bannerUnchanged, 4), BANNER_HIDDEN_MAX) : BANNER_EVERY);
+  const scheduleBanner = (delay) => {
+    clearTimeout(bannerTimer);
+    if (!bannerPolls()) return;
+    bannerTimer = setTimeout(() => {
+      const banner = bannerPolls();
+      if (banner) window.htmx.trigger(banner, "gc-poll");
+    }, delay === undefined ? bannerDelay() : delay);
+  };
+  document.addEventListener("DOMContentLoaded", () => scheduleBanner());
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) return;
+    bannerUnchanged = 0;
+    scheduleBanner(0);
+  });
+  document.addEventListener("htmx:configRequest", (event) => {
+    const elt = event.detail.elt;
+    if (elt && elt.id === "class-banner" && elt.dataset.token) {
+      event.detail.headers["If-None-Match"] = `"banner-${elt.dataset.token}"`;
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const elt = event.detail.elt;
+    if (elt && elt.id === "class-banner" && event.detail.xhr && event.detail.xhr.status === 304) {
+      event.detail.shouldSwap = false;
+    }
+  });
+  document.addEventListener("htmx:afterRequest", (event) => {
+    const elt = event.detail.elt;
+    if (!elt || elt.id !== "class-banner") return;
+    const status = event.detail.xhr ? event.detail.xhr.status : 0;
+    bannerUnchanged = status === 304 || status === 204 ? bannerUnchanged + 1 : 0;
+    scheduleBanner();
+  });
+  document.addEventListener("htmx:load", (event) => {  // a new banner swapped in: the class changed
+    if (!event.detail.elt || event.detail.elt.id !== "class-banner") return;
+    bannerUnchanged = 0;
+    scheduleBanner();
+  });
+
   // htmx's "input changed" compares values, and a checkbox's value never changes: send each toggle instead.
   document.addEventListener("input", (event) => {
     const box = event.target;

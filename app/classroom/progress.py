@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.classroom.db import Database
 from app.classroom.models import Learner, StepProgress, utcnow
@@ -24,12 +24,18 @@ class LessonProgress:
     last_seen: datetime | None = None
 
 
-def _insert(session: AsyncSession, table: Any) -> Any:
-    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+Executor = AsyncSession | AsyncConnection  # a session, or its Core connection (no ORM step per statement)
+
+
+def _insert(session: Executor, table: Any) -> Any:
+    if isinstance(session, AsyncConnection):
+        dialect = session.dialect.name
+    else:
+        dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
     return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
 
 
-async def touch_learner(session: AsyncSession, learner_id: str) -> None:
+async def touch_learner(session: Executor, learner_id: str) -> None:
     """Create the learner row on first sight, else refresh last_seen."""
     now = utcnow()
     stmt = _insert(session, Learner).values(id=learner_id, created_at=now, last_seen=now)
@@ -42,7 +48,7 @@ async def record_visit(db: Database, learner_id: str, lesson: str, step: int) ->
         await record_visit_in(s, learner_id, lesson, step)
 
 
-async def record_visit_in(s: AsyncSession, learner_id: str, lesson: str, step: int) -> None:
+async def record_visit_in(s: Executor, learner_id: str, lesson: str, step: int) -> None:
     """record_visit inside a caller's transaction."""
     now = utcnow()
     await touch_learner(s, learner_id)

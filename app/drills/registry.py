@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,7 +23,10 @@ def register(drill: Drill) -> Drill:
     return drill
 
 
+@cache
 def _load_all() -> None:
+    """Import every drill module once (each registers its drill); listing the package on every call cost a
+    directory read per step page."""
     import app.drills as package
 
     for info in pkgutil.iter_modules(package.__path__):

@@ -138,7 +138,7 @@ def _mlperf_tokens_per_second() -> tuple[float, str]:
 def _kv_budget_gb() -> tuple[float, str]:
     """What the engine's serving plan leaves for KV cache on one H100: its budget less weights, runtime, workspace."""
     req = PlanRequest(model="llama-3.1-8b", precision="bf16", gpus=1)
-    w, _, work, _, _, rt = parts(req.architecture, Knobs.of(req))
+    w, _, work, _, _, _, rt = parts(req.architecture, Knobs.of(req))
     budget = make_plan(req).per_gpu.capacity
     note = "the engine's 80 GB planning budget less its runtime and prefill workspace"
     return (budget - w - work - rt) / GB, note

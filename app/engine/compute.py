@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.engine.errors import EngineError
 from app.engine import memory
+from app.engine.errors import EngineError
 from app.engine.hardware import DGX_H100, GPU, get_gpu, get_link, peak_flops
 from app.engine.models import Architecture
 from app.engine.units import BITS_PER_PRECISION

@@ -100,7 +100,8 @@ class _Server(BaseModel):
         """One decode step at this batch (at least one sequence): its weights and KV reads, or its compute."""
         b = max(1, math.ceil(batch))
         read = (
-            self.weights * compute.weight_share_read(self.arch, b, self.run.precision) + max(batch, 1) * self.kv_read_per_sequence
+            self.weights * compute.weight_share_read(self.arch, b, self.run.precision)
+            + max(batch, 1) * self.kv_read_per_sequence
         )
         comm = compute.tensor_parallel_seconds(self.arch, b, self.run.gpus, self.run.precision)
         gpu = get_gpu(self.run.gpu)

@@ -7,6 +7,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from jinja2_fragments import render_block, render_blocks
+from markupsafe import Markup
 
 from app.format import FILTERS
 from app.web.static import StaticUrls
@@ -14,6 +15,16 @@ from app.web.static import StaticUrls
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
+PANELS_KEPT = 512  # rendered dgx-1 panels remembered per process (a few kB each)
+# The dashboard's cell per learner and step, by state: 600 learners × 21 steps is 12,600 cells every 2 s, so a
+# row's cells are joined in Python (one string a row) rather than output one by one by the template.
+GRID_CELLS = {"done": '<td class="c c-done">✓</td>', "current": '<td class="c c-current">●</td>',
+              "seen": '<td class="c c-seen">○</td>', "todo": '<td class="c"></td>'}
+
+
+def grid_cells(states: list[str]) -> Markup:
+    """A dashboard row's step cells (states: done, current, seen, todo) as table cells."""
+    return Markup("".join(GRID_CELLS[state] for state in states))
 
 
 class Templates:
@@ -28,8 +39,11 @@ class Templates:
             lstrip_blocks=True,
         )
         self.env.filters.update(FILTERS)
+        self.env.filters["grid_cells"] = grid_cells
         self.env.globals["static_url"] = StaticUrls(static)
         self.env.globals["oob"] = False
+        self.env.globals["panel_html"] = self.panel
+        self._panels: dict[tuple[str, bool], Markup] = {}
 
     def page(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
@@ -39,3 +53,14 @@ class Templates:
 
     def blocks(self, name: str, blocks: list[str], /, **context: Any) -> str:
         return render_blocks(self.env, name, blocks, **context)
+
+    def panel(self, panel: Any, oob: bool = False) -> Markup:
+        """The dgx-1 panel (templates/panel.html), rendered once per different panel: a step page or a widget
+        update showing a panel already drawn gets it from memory by its key (about 1 ms a render saved)."""
+        key = (panel.key, oob)
+        html = self._panels.get(key)
+        if html is None:
+            if len(self._panels) >= PANELS_KEPT:
+                self._panels.clear()
+            html = self._panels[key] = Markup(self.block("panel.html", "panel", panel=panel, oob=oob))
+        return html

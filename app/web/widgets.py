@@ -39,7 +39,7 @@ async def widget(request: Request, name: str, tpl: Tpl, lessons: Lessons) -> HTM
     if view.node is not None:
         panel = panel_view(view.node)
         if q.get("panel_key") != panel.key:
-            body += tpl.block("panel.html", "panel", panel=panel, oob=True)
+            body += str(tpl.panel(panel, oob=True))  # str: adding Markup to a str would escape the str
     if found.running is not None and not view.errors and not found.running(view.result):
         status = 286  # htmx stops polling: the live run has finished or is paused
     if view.errors:
