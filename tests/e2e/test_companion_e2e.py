@@ -15,8 +15,10 @@ SLIDES = "/lessons/what-is-gpu-infrastructure"
 
 
 def expected_network_noise(errors: list[str]) -> bool:
-    """Console lines a refused save (422) or a deliberately cut connection leave behind, and nothing else."""
-    noise = ("422", "Unprocessable", "ERR_INTERNET_DISCONNECTED", "ERR_FAILED", "htmx:sendError", "htmx:afterRequest")
+    """Console lines a refused save (422), a deliberately cut connection or a save replaced by a newer one (hx-sync,
+    as DESIGN.md asks) leave behind, and nothing else."""
+    noise = ("422", "Unprocessable", "ERR_INTERNET_DISCONNECTED", "ERR_FAILED", "htmx:sendError", "htmx:afterRequest",
+             "htmx:sendAbort")
     return all(any(n in e for n in noise) for e in errors)
 
 
