@@ -1,7 +1,7 @@
-# GPU Classroom: an npm stage for htmx, a builder for the Python environment, a slim non-root final stage.
+# GPU Classroom: an npm stage for htmx, Swagger UI and ReDoc, a builder for the Python environment, a slim non-root final stage.
 FROM node:20-slim AS frontend
 WORKDIR /src
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund --omit=dev
 
 FROM python:3.11-slim AS builder
@@ -21,6 +21,8 @@ COPY lessons ./lessons
 COPY templates ./templates
 COPY static ./static
 COPY --from=frontend /src/node_modules/htmx.org/dist/htmx.min.js ./static/vendor/htmx.min.js
+COPY --from=frontend /src/node_modules/swagger-ui-dist/swagger-ui-bundle.js /src/node_modules/swagger-ui-dist/swagger-ui.css ./static/vendor/
+COPY --from=frontend /src/node_modules/redoc/bundles/redoc.standalone.js ./static/vendor/
 RUN /venv/bin/pip install --no-cache-dir --no-deps -e . && chown -R classroom /srv
 ENV PATH=/venv/bin:$PATH \
     GPU_CLASSROOM_HOST=0.0.0.0 \

@@ -32,7 +32,10 @@ $(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-app
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-frontend: static/vendor/htmx.min.js    ## htmx and axe-core from the npm registry (pinned in package-lock.json)
+VENDOR := static/vendor/htmx.min.js static/vendor/swagger-ui-bundle.js static/vendor/swagger-ui.css \
+          static/vendor/redoc.standalone.js
+
+frontend: $(VENDOR)                    ## htmx, Swagger UI, ReDoc and axe-core from the npm registry (pinned in package-lock.json)
 
 node_modules/.stamp: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -41,6 +44,14 @@ node_modules/.stamp: package.json package-lock.json
 static/vendor/htmx.min.js: node_modules/.stamp
 	mkdir -p static/vendor
 	cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+
+static/vendor/swagger-ui-bundle.js static/vendor/swagger-ui.css: node_modules/.stamp
+	mkdir -p static/vendor
+	cp node_modules/swagger-ui-dist/$(notdir $@) $@
+
+static/vendor/redoc.standalone.js: node_modules/.stamp
+	mkdir -p static/vendor
+	cp node_modules/redoc/bundles/redoc.standalone.js $@
 
 chromium:                              ## a Chromium for Playwright: Debian's package, else Playwright's own
 	@if [ -x $(CHROMIUM) ]; then echo "chromium: $(CHROMIUM)"; \

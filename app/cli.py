@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from app import startup
 from app.settings import Settings
 
 
@@ -17,6 +18,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     settings = Settings()
+    startup.check(settings)
     host = args.host or settings.host
     port = args.port or settings.port
     print(f"GPU Classroom on http://{host}:{port}/  (Ctrl-C stops)", flush=True)
@@ -63,9 +65,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     """Bring the database schema up to date."""
     from app.classroom.db import upgrade
 
-    url = Settings().resolved_database_url()
-    if url.startswith("sqlite"):
-        Path(url.split("///", 1)[-1]).parent.mkdir(parents=True, exist_ok=True)
+    settings = Settings()
+    startup.check(settings)
+    url = settings.resolved_database_url()
     upgrade(url)
     print(f"database at the newest schema: {url.split('@')[-1]}")
     return 0
@@ -98,6 +100,7 @@ def _optional(module: str, attr: str) -> Callable[[argparse.Namespace], int] | N
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpu-classroom", description=__doc__)
+    parser.add_argument("--debug", action="store_true", help="on a failure, print the whole traceback")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve the lessons")
     serve.add_argument("--host")
@@ -146,9 +149,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a command. A failure at start-up (settings, database, data folder) is one line on stderr and exit
+    status 2; the traceback only with --debug."""
+    from pydantic import ValidationError
+
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except (startup.StartupProblem, ValidationError) as exc:
+        if args.debug:
+            raise
+        print(f"gpu-classroom {args.command}: {one_line(exc)}", file=sys.stderr)
+        return 2
     return code
+
+
+def one_line(exc: Exception) -> str:
+    """A settings error reads as its sentences; a start-up problem is one already."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        return "bad setting: " + "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+    return str(exc)
 
 
 if __name__ == "__main__":

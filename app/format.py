@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_HALF_UP, Decimal
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -154,6 +155,18 @@ def quantity(value: float, unit: str) -> str:
     return f"{num(value)} {unit}"
 
 
+_MD_INLINE = re.compile(r"([\\`*_{}\[\]()#|~!])")
+_MD_LINE_START = re.compile(r"^(\s*)([-+=>]|\d+[.)])", re.MULTILINE)
+
+
+def md(text: object) -> str:
+    """Learner text for a Markdown file, shown as typed and never rendered: HTML characters become entities,
+    Markdown's punctuation is backslash-escaped, and a line cannot open a heading, list, quote or rule."""
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = _MD_INLINE.sub(r"\\\1", out)
+    return _MD_LINE_START.sub(r"\1\\\2", out)
+
+
 FILTERS = {
     "quantity": quantity,
     "num": num,
@@ -171,4 +184,5 @@ FILTERS = {
     "watts": watts,
     "ratio": ratio,
     "usd": usd,
+    "md": md,
 }

@@ -7,15 +7,18 @@ import importlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
+from app import startup
 from app.classroom.db import Database
 from app.lessons.glossary import load_glossary
 from app.lessons.loader import load_lessons
 from app.settings import Settings
-from app.web import errors
+from app.web import errors, openapi
+from app.web.guard import GuardMiddleware
 from app.web.security import SecurityMiddleware, Signer, redact_access_log
 from app.web.static import CachedStatic
 from app.web.templating import STATIC, Templates
@@ -80,7 +83,10 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        db = Database(settings.resolved_database_url())
+        url = settings.resolved_database_url()
+        if url.startswith("sqlite"):  # refuse to serve from a database it cannot write (PostgreSQL: the CLI checks)
+            startup.check_sqlite(Path(url.split("///", 1)[1]))
+        db = Database(url)
         if settings.migrate_on_start:
             await db.migrate()
         app.state.db = db
@@ -91,12 +97,13 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
         yield
         await db.close()
 
-    app = FastAPI(title="GPU Classroom", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="GPU Classroom", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Lessons on what AI workloads need, on a simulated DGX H100 (dgx-1). "
                   "The /api routes expose the engine.")
     app.state.settings = settings
     app.state.templates = Templates()
     errors.install(app)
+    app.add_middleware(GuardMiddleware, public_url=settings.public_url)  # inside: refusals get the headers
     app.add_middleware(SecurityMiddleware, secure=settings.secure_cookies)
     redact_access_log()
     app.add_middleware(GZipMiddleware, minimum_size=500)
@@ -109,9 +116,8 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
         from app.web.author import enable
 
         enable(app, validate_lesson_block)
+    app.openapi = lambda: openapi.document(app)  # type: ignore[method-assign]
     return app
-
-
 
 
 app = create_app()

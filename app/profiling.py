@@ -37,6 +37,7 @@ ROWS_PER_CHUNK = 10_000  # 1 MB a chunk
 MB = 10**6
 MIN_MB, MAX_MB = 1, 512
 WEB_MAX_MB = 64
+WEB_SIZES_MB = (1, 2, 4, 8, 16, 32, 64)  # the sizes the server makes: a bounded cache of 127 MB in all
 PHASES = ("read", "parse", "arithmetic")
 ROW_FORMAT = ",".join(["%03d.%05d"] * VALUES_PER_ROW) + "\n"
 SAFETY = (
@@ -121,6 +122,15 @@ def stream_and_cache(cache_dir: Path, nbytes: int) -> Iterator[bytes]:
         tmp.replace(final)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def ensure_cached(cache_dir: Path, nbytes: int) -> None:
+    """Generate the file of `nbytes` into `cache_dir` unless it is there already (the web app runs this in a
+    worker process, one at a time, so the generator's CPU time never holds the event loop's GIL)."""
+    if cached_path(cache_dir, nbytes).exists() and cached_sum(cache_dir, nbytes) is not None:
+        return
+    for _ in stream_and_cache(cache_dir, nbytes):
+        pass
 
 
 def write_file(path: Path, nbytes: int, progress: Callable[[int], None] | None = None) -> float:

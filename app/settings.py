@@ -46,7 +46,20 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ADMIN_TOKEN", "GPU_CLASSROOM_ADMIN_TOKEN"),
         description="When set, creating a class needs this token.",
     )
+    public_url: str = Field(
+        default="",
+        description="The address learners use, such as https://gpu.example.org: join links, QR codes and the Origin "
+        "check use it. Empty: taken from each request's Host header.",
+    )
     migrate_on_start: bool = Field(default=True, description="Run Alembic migrations when the app starts.")
+
+    @model_validator(mode="after")
+    def _public_url_is_an_origin(self) -> Settings:
+        self.public_url = self.public_url.strip().rstrip("/")
+        if self.public_url and not self.public_url.startswith(("http://", "https://")):
+            raise ValueError("GPU_CLASSROOM_PUBLIC_URL must start with https:// (or http://), such as "
+                             "https://gpu.example.org")
+        return self
 
     @model_validator(mode="after")
     def _no_placeholder_secret_in_production(self) -> Settings:

@@ -474,12 +474,48 @@ def route_function(route: str) -> tuple[str, str]:
     return ("drills.py", "answer") if route.endswith("/answer") else ("widgets.py", "widget")
 
 
+# --- --abuse: one client hammering the heavy routes and the join form -----------------------------------
+
+
+async def abuse(base: str, code: str, key: str, stop: asyncio.Event) -> Stats:
+    """One client, back to back until the run ends: every profile file size, the class's three exports, wrong
+    codes and empty posts to /join, and a 2 MB body to /api/plan. Its own Stats: the learners' p99 and errors
+    stay theirs; what it got back is printed as one line of statuses."""
+    stats = Stats()
+    big = json.dumps({f"k{n}": n for n in range(200_000)})
+    async with httpx.AsyncClient(base_url=base, timeout=120, verify=TLS) as c:
+        await c.get(f"/teach/{code}?key={key}", follow_redirects=True)  # the key cookie for the exports
+        token = csrf((await c.get("/join")).text)
+        turn = 0
+        while not stop.is_set():
+            turn += 1
+            size = (64, 32, 16, 8, 4, 2, 1)[turn % 7]
+            async with c.stream("GET", f"/companion/profile-data.csv?size_mb={size}") as r:
+                async for _ in r.aiter_raw():
+                    pass
+            stats.times[f"profile {r.status_code}"].append(0)
+            for name in ("class.json", "learners.csv", "attempts.csv"):
+                r2 = await c.get(f"/teach/{code}/export/{name}")
+                stats.times[f"export {r2.status_code}"].append(0)
+            for n in range(10):
+                r2 = await c.post("/join", data={"csrf_token": token, "code": "" if n % 2 else f"ZZZZZ{n}",
+                                                 "name": "P"})
+                stats.times[f"join {r2.status_code}"].append(0)
+            try:  # a 413 is sent before the body is read, and the connection closed under the sender
+                r2 = await c.post("/api/plan", content=big, headers={"content-type": "application/json"})
+                stats.times[f"api/plan 2 MB {r2.status_code}"].append(0)
+            except httpx.HTTPError as exc:
+                stats.times[f"api/plan 2 MB {type(exc).__name__}"].append(0)
+    return stats
+
+
 # --- the run ---------------------------------------------------------------------------------------------
 
 
-async def load(base: str, learners: int, seconds: float, seed: int) -> tuple[Stats, int]:
+async def load(base: str, learners: int, seconds: float, seed: int, hammer: bool = False) -> tuple[Stats, int]:
     stats, stop = Stats(), asyncio.Event()
     code, key = await instructor(base, stats, stop)
+    abuser = asyncio.create_task(abuse(base, code, key, stop)) if hammer else None
     rng = random.Random(seed)
     tasks = [asyncio.create_task(watch(base, code, key, "", "dashboard poll", stats, stop, seconds * 0.4)),
              asyncio.create_task(watch(base, code, key, "/projector", "projector poll", stats, stop))]
@@ -488,6 +524,8 @@ async def load(base: str, learners: int, seconds: float, seed: int) -> tuple[Sta
     await asyncio.sleep(seconds)
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
+    if abuser is not None:
+        print("abuse:", " ".join(f"{k}={len(v)}" for k, v in sorted((await abuser).times.items())))
     async with httpx.AsyncClient(base_url=base, timeout=60, verify=TLS) as c:
         # the class export is read from the database by the server: the same count works against --url
         export = await c.get(f"/teach/{code}/export/class.json?key={key}", follow_redirects=True)
@@ -547,12 +585,13 @@ def main() -> int:
                         "functions by CPU and the CPU per route")
     parser.add_argument("--profile-top", type=int, default=30, help="functions --profile lists")
     parser.add_argument("--server-cpu", action="store_true", help="the workers' CPU per request, no profiler")
+    parser.add_argument("--abuse", action="store_true", help="add one client hammering heavy routes and /join")
     args = parser.parse_args()
     ran: list[Stats] = []
     print_profile = start_profile(args)
 
     def go(base: str) -> str:
-        stats, stored = asyncio.run(load(base, args.learners, args.seconds, args.seed))
+        stats, stored = asyncio.run(load(base, args.learners, args.seconds, args.seed, args.abuse))
         ran.append(stats)
         if args.timeline:
             print_timeline(stats, args.timeline)

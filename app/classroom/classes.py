@@ -32,11 +32,11 @@ IDLE_CAP = timedelta(minutes=20)  # time on a step stops counting after this lon
 PACE_MODES = ("free", "bring", "hold")
 
 # Rate limits, shared by every process through the database (see docs/classroom.md). A room of 300 often
-# shares one address (venue Wi-Fi, a NAT), so one browser's typos must not lock the others out.
-JOIN_LIMIT = (600, 600)  # join attempts of any kind per address: 600 per 10 minutes
+# shares one address (venue Wi-Fi, a NAT), so nobody's mistakes may lock the others out: the right class code
+# (and the right admin token) is checked first and always gets in; only failures are counted and limited.
 WRONG_CODE_LIMIT = (10, 600)  # codes that match no open class, per browser: 10 per 10 minutes
 WRONG_CODE_ADDRESS_LIMIT = (100, 600)  # and per address, whatever the browser: 100 per 10 minutes
-CREATE_LIMIT = (30, 600)  # class creations (and admin-token guesses): 30 per 10 minutes
+CREATE_LIMIT = (30, 600)  # class creations without an admin token, or wrong admin tokens: 30 per 10 minutes
 
 
 class ClassError(Exception):
@@ -135,8 +135,11 @@ async def _count(db: Database, key: str, limit: tuple[int, int]) -> None:
 # --- creating ---------------------------------------------------------------------------------------
 
 
-async def guard_create(db: Database, client: str) -> None:
-    """Count a try at creating a class (right or wrong admin token alike) against the client's limit."""
+async def guard_create(db: Database, client: str, token_ok: bool | None = None) -> None:
+    """Count a try at creating a class against the client's limit. With an admin token configured (`token_ok` is
+    not None) only wrong tokens count, and the right token always gets through."""
+    if token_ok:
+        return
     await _count(db, f"create:{client}", CREATE_LIMIT)
 
 
@@ -186,28 +189,28 @@ async def membership(db: Database, klass: Classroom, learner_id: str) -> Member 
 
 
 async def find_open_class(db: Database, code_text: str, client: str, learner_id: str) -> Classroom:
-    """The open class with this code; a wrong code counts against the browser's limit and its address's."""
+    """The open class with this code. The right code always gets in; a wrong or empty one is refused (429 once
+    the browser or its address is past its limit) and counted against both."""
+    klass = await get_class(db, code_text) if code_text.strip() else None
+    if klass is not None and is_open(klass):
+        return klass
     limits = {f"join-wrong:{client}:{learner_id}": WRONG_CODE_LIMIT, f"join-wrong:{client}": WRONG_CODE_ADDRESS_LIMIT}
     wait = await _over(db, limits)
     if wait is not None:
         raise TooManyAttempts(wait)
+    for key, limit in limits.items():
+        await _count(db, key, limit)
     if not code_text.strip():
         raise ClassError("code", "Enter the class code shown on the projector.")
-    klass = await get_class(db, code_text)
-    if klass is None or not is_open(klass):
-        for key, limit in limits.items():
-            await _count(db, key, limit)
-        if normalise_code(code_text) is None:
-            raise ClassError("code", "A class code is six letters and digits, such as K7M3QX.")
-        if klass is not None:
-            raise ClassError("code", "This class has ended. Ask the instructor for the new code.", status=410)
-        raise ClassError("code", "No class has this code. Check the six characters on the projector.", status=404)
-    return klass
+    if normalise_code(code_text) is None:
+        raise ClassError("code", "A class code is six letters and digits, such as K7M3QX.")
+    if klass is not None:
+        raise ClassError("code", "This class has ended. Ask the instructor for the new code.", status=410)
+    raise ClassError("code", "No class has this code. Check the six characters on the projector.", status=404)
 
 
 async def join(db: Database, code_text: str, name_text: str, learner_id: str, client: str) -> tuple[Classroom, Member]:
     """Attach the learner to the class under a unique name; a learner already in it simply resumes."""
-    await _count(db, f"join:{client}", JOIN_LIMIT)
     klass = await find_open_class(db, code_text, client, learner_id)
     existing = await membership(db, klass, learner_id)
     if existing is not None:

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import sys
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
@@ -35,21 +36,54 @@ def cell(value: Any) -> Any:
 
 
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
+    return _csv_rows([header, *rows])
+
+
+def _csv_rows(rows: list[list[Any]]) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow([cell(h) for h in header])
-    writer.writerows([[cell(v) for v in row] for row in rows])
+    csv.writer(out, lineterminator="\r\n").writerows([[cell(v) for v in row] for row in rows])
     return out.getvalue()
+
+
+async def members_of(db: Database, klass: Classroom) -> list[Member]:
+    """Every member, in name order."""
+    from sqlalchemy import select
+
+    async with db.session() as s:
+        return list((await s.execute(select(Member).where(Member.class_id == klass.id)
+                                     .order_by(Member.name_key))).scalars())
 
 
 async def reports(db: Database, klass: Classroom) -> list[LearnerReport]:
     """Every member's report, in name order."""
-    from sqlalchemy import select
+    return [await learner_report(db, klass, m) for m in await members_of(db, klass)]
 
-    async with db.session() as s:
-        members = list((await s.execute(select(Member).where(Member.class_id == klass.id)
-                                        .order_by(Member.name_key))).scalars())
-    return [await learner_report(db, klass, m) for m in members]
+
+ATTEMPT_HEADER = ["name", "at", "step", "drill", "question", "part", "typed", "part_correct", "attempt_correct",
+                  "score", "mistake"]
+
+
+async def stream(db: Database, klass: Classroom, what: str) -> AsyncIterator[str]:
+    """attempts.csv and class.json learner by learner, so the first bytes leave before the last learner is
+    read and no export holds a whole class in memory; learners.csv at once (its header names every drill any
+    learner tried)."""
+    if what == "learners":
+        yield render(klass, what, await reports(db, klass))
+        return
+    members = await members_of(db, klass)
+    if what == "attempts":
+        yield _csv(ATTEMPT_HEADER, [])
+        for m in members:
+            yield _csv_rows(_attempt_rows(await learner_report(db, klass, m)))
+        return
+    outline = outline_of(klass)
+    head = json.dumps({"class": class_info(klass).model_dump(mode="json"), "steps": _steps(outline)},
+                      ensure_ascii=False, indent=1)
+    yield head[:-2] + ',\n "learners": ['
+    for n, m in enumerate(members):
+        person = (await learner_report(db, klass, m)).model_dump(mode="json", exclude={"info"})
+        yield ("," if n else "") + "\n  " + json.dumps(person, ensure_ascii=False)
+    yield "\n ]\n}"
 
 
 def learners_csv(outline: Outline, people: list[LearnerReport]) -> str:
@@ -73,22 +107,23 @@ def learners_csv(outline: Outline, people: list[LearnerReport]) -> str:
 
 def attempts_csv(people: list[LearnerReport]) -> str:
     """One row per part of every attempt, exactly as typed."""
-    header = ["name", "at", "step", "drill", "question", "part", "typed", "part_correct", "attempt_correct",
-              "score", "mistake"]
-    rows = []
-    for p in people:
-        for a in p.attempts:
-            for part, typed in (a.answers or {"": ""}).items():
-                rows.append([p.name, a.at, a.step, a.drill, a.question, part, typed, a.correct_parts.get(part),
-                             a.correct, a.score, a.mistake])
-    return _csv(header, rows)
+    return _csv(ATTEMPT_HEADER, [row for p in people for row in _attempt_rows(p)])
+
+
+def _attempt_rows(p: LearnerReport) -> list[list[Any]]:
+    return [[p.name, a.at, a.step, a.drill, a.question, part, typed, a.correct_parts.get(part), a.correct, a.score,
+             a.mistake] for a in p.attempts for part, typed in (a.answers or {"": ""}).items()]
+
+
+def _steps(outline: Outline) -> list[dict[str, Any]]:
+    return [{"number": s.number, "title": s.title, "drills": list(s.drills)} for s in outline.steps]
 
 
 def everything_json(klass: Classroom, outline: Outline, people: list[LearnerReport]) -> str:
     """Everything about the class (never its key or key hash) as JSON."""
     data = {
         "class": class_info(klass).model_dump(mode="json"),
-        "steps": [{"number": s.number, "title": s.title, "drills": list(s.drills)} for s in outline.steps],
+        "steps": _steps(outline),
         "learners": [p.model_dump(mode="json", exclude={"info"}) for p in people],
     }
     return json.dumps(data, ensure_ascii=False, indent=1)
@@ -96,8 +131,12 @@ def everything_json(klass: Classroom, outline: Outline, people: list[LearnerRepo
 
 async def export(db: Database, klass: Classroom, what: str) -> str:
     """One of FORMATS as text."""
+    return render(klass, what, await reports(db, klass))
+
+
+def render(klass: Classroom, what: str, people: list[LearnerReport]) -> str:
+    """One of FORMATS as text, from the reports already read (no database: a worker thread may run it)."""
     outline = outline_of(klass)
-    people = await reports(db, klass)
     if what == "learners":
         return learners_csv(outline, people)
     if what == "attempts":

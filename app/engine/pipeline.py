@@ -24,21 +24,23 @@ class DataPath(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    # Lower bounds are where the arithmetic stays finite (a rate of 5e-324 makes an epoch of infinite seconds):
+    # one byte, one byte a second, one sample in about 12 days (1e-6 a second). Slower is no data path at all.
     dataset_samples: int = Field(ge=1, le=10**12, description="Samples in one epoch")
-    sample_bytes: float = Field(gt=0, le=1e10, description="Average stored size of one sample in bytes")
-    storage_read_bytes_per_s: float = Field(gt=0, le=1e13, description="What the storage delivers, bytes/s")
+    sample_bytes: float = Field(ge=1, le=1e10, description="Average stored size of one sample in bytes")
+    storage_read_bytes_per_s: float = Field(ge=1, le=1e13, description="What the storage delivers, bytes/s")
     loader_workers: int = Field(ge=1, le=4096, description="Loader worker processes")
-    samples_per_s_per_worker: float = Field(gt=0, le=1e9, description="Samples one worker decodes a second")
+    samples_per_s_per_worker: float = Field(ge=1e-6, le=1e9, description="Samples one worker decodes a second")
     gpus: int = Field(ge=1, le=65_536, description="GPUs training together")
-    gpu_samples_per_s: float = Field(gt=0, le=1e12, description="Samples a second the GPUs consume together")
+    gpu_samples_per_s: float = Field(ge=1e-6, le=1e12, description="Samples a second the GPUs consume together")
     checkpoint_bytes: float = Field(ge=0, le=1e15, description="Size of one checkpoint in bytes")
-    checkpoint_every_s: float = Field(gt=0, le=1e9, description="Seconds of training between checkpoints")
-    storage_write_bytes_per_s: float = Field(gt=0, le=1e13, description="Checkpoint write speed, bytes/s")
+    checkpoint_every_s: float = Field(ge=1, le=1e9, description="Seconds of training between checkpoints")
+    storage_write_bytes_per_s: float = Field(ge=1, le=1e13, description="Checkpoint write speed, bytes/s")
     distributed: bool = Field(default=False, description="Several servers: gradients cross a network")
     nodes: int = Field(default=2, ge=2, le=65_536, description="Servers exchanging gradients")
     gradient_bytes: float = Field(default=100 * MB, gt=0, le=1e13, description="Gradients a step, bytes")
     batch_samples: int = Field(default=1024, ge=1, le=10**9, description="Samples a step, all GPUs together")
-    network_bytes_per_s: float = Field(default=50 * GB, gt=0, le=1e13, description="Network, bytes/s one way")
+    network_bytes_per_s: float = Field(default=50 * GB, ge=1, le=1e13, description="Network, bytes/s one way")
 
 
 class Stage(BaseModel):

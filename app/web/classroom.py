@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import segno
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from app.classroom import classes, dashboard, export
 from app.classroom.class_models import Classroom
 from app.classroom.models import utcnow
 from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
+from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
 from app.web.security import require_csrf, secure_cookie
 
@@ -25,6 +27,7 @@ ENDS = [("", "No end time"), ("1", "In 1 hour"), ("2", "In 2 hours"), ("3", "In 
 VIEWS = {"dashboard": "", "cockpit": "/cockpit", "projector": "/projector"}
 NO_STORE = {"Cache-Control": "no-store"}
 POLL_CACHE = {"Cache-Control": "no-cache"}  # a banner may be kept, but asked about (If-None-Match) every time
+ROW_ID_MAX = 2**31 - 1  # PostgreSQL's integer: a larger id in an address is nobody (404), not a database error
 
 
 def outline_for(lesson: Lesson) -> Outline:
@@ -87,7 +90,9 @@ def qr_svg(text: str, title: str) -> str:
 
 
 def base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+    """The site's address for links and QR codes: PUBLIC_URL when set, never a Host header a client chose."""
+    public: str = request.app.state.settings.public_url
+    return public or str(request.base_url).rstrip("/")
 
 
 # --- creating a class ------------------------------------------------------------------------------------
@@ -109,7 +114,7 @@ async def teach_create(
     """Create a class, then redirect to its links (so reloading that page cannot create a second class)."""
     values = {"title": title, "lesson": lesson, "ends": ends}
     try:
-        await classes.guard_create(db, client(request))
+        await classes.guard_create(db, client(request), admin_ok(settings.admin_token, admin_token))
         chosen = _checked_create(settings.admin_token, admin_token, lesson, ends, lessons)
         klass, key = await classes.create_class(db, title, outline_for(chosen[0]), chosen[1])
     except classes.TooManyAttempts as exc:
@@ -134,10 +139,15 @@ async def teach_created(request: Request, tpl: Tpl, klass: Instructor) -> HTMLRe
     return HTMLResponse(html, headers=NO_STORE)
 
 
-def _checked_create(admin: str, token: str, slug: str, ends: str, lessons: list[Lesson]) -> tuple[Lesson, float | None]:
+def admin_ok(admin: str, token: str) -> bool | None:
+    """None when the server needs no admin token, else whether this one is right (constant time)."""
     import hmac
 
-    if admin and not hmac.compare_digest(admin.encode(), token.encode()):
+    return hmac.compare_digest(admin.encode(), token.encode()) if admin else None
+
+
+def _checked_create(admin: str, token: str, slug: str, ends: str, lessons: list[Lesson]) -> tuple[Lesson, float | None]:
+    if admin_ok(admin, token) is False:
         raise classes.ClassError("admin_token", "This server needs its admin token to create a class.", status=403)
     lesson = next((le for le in lessons if le.slug == slug), None)
     if lesson is None:
@@ -281,7 +291,7 @@ async def cockpit(request: Request, tpl: Tpl, db: DB, settings: Config, klass: I
 @router.get("/teach/{code}/learners/{member_id}", response_class=HTMLResponse)
 async def learner_detail(request: Request, member_id: int, tpl: Tpl, db: DB, klass: Instructor) -> HTMLResponse:
     """One learner's steps and every attempt as typed (instructor only)."""
-    member = await dashboard.member_by_id(db, klass, member_id)
+    member = await dashboard.member_by_id(db, klass, member_id) if 0 < member_id <= ROW_ID_MAX else None
     if member is None:
         raise HTTPException(status_code=404, detail="Nobody in this class has that number.")
     report = await dashboard.learner_report(db, klass, member)
@@ -363,12 +373,19 @@ EXPORTS = {"learners.csv": ("learners", CSV), "attempts.csv": ("attempts", CSV),
 
 
 @router.get("/teach/{code}/export/{name}")
-async def export_file(name: str, db: DB, klass: Instructor) -> Response:
-    """learners.csv, attempts.csv or class.json, as a download."""
+async def export_file(request: Request, name: str, db: DB, klass: Instructor) -> Response:
+    """learners.csv, attempts.csv or class.json, as a download, streamed learner by learner; one export at a
+    time per process (app/web/heavy.py), the others wait their turn."""
     if name not in EXPORTS:
         raise HTTPException(status_code=404, detail="Exports are learners.csv, attempts.csv and class.json.")
     what, media = EXPORTS[name]
-    body = await export.export(db, klass, what)
+    limiter = await heavy.queued(request.app)
+
+    async def body() -> AsyncIterator[str]:
+        async with limiter:
+            async for chunk in export.stream(db, klass, what):
+                yield chunk
+
     filename = f"class-{klass.code}-{name}"
-    return Response(body, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                                                     **NO_STORE})
+    return StreamingResponse(body(), media_type=media, headers={
+        "Content-Disposition": f'attachment; filename="{filename}"', **NO_STORE})

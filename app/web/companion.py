@@ -9,12 +9,12 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import ValidationError
-from starlette.responses import StreamingResponse
 
 from app import profiling
 from app.classroom import sheets
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
+from app.web import heavy
 from app.web.contexts import WidgetView
 from app.web.deps import DB, Config, LearnerId, Tpl, is_htmx
 from app.web.security import require_csrf
@@ -202,7 +202,11 @@ async def remove_profile(request: Request, profile_id: str, db: DB, tpl: Tpl, le
 async def profile_data(
     request: Request, config: Config, size_mb: int = Query(default=8, ge=1, le=profiling.WEB_MAX_MB)
 ) -> Response:
-    """The profiling exercise's CSV file: deterministic, streamed while it is first written, then cached."""
+    """The profiling exercise's CSV file: deterministic, generated once per size (in a worker process, one at a
+    time) into a cache of at most WEB_SIZES_MB files, then served from it."""
+    if size_mb not in profiling.WEB_SIZES_MB:
+        sizes = ", ".join(str(s) for s in profiling.WEB_SIZES_MB)
+        raise HTTPException(status_code=422, detail=f"size_mb: Choose one of: {sizes}.")
     nbytes = profiling.size_bytes(size_mb)
     headers = {
         "ETag": profiling.etag(nbytes),
@@ -214,9 +218,6 @@ async def profile_data(
         return Response(status_code=304, headers=headers)
     cache = config.data_dir / "profile-cache"
     path = profiling.cached_path(cache, nbytes)
-    if path.exists() and profiling.cached_sum(cache, nbytes) is not None:
-        return FileResponse(path, media_type="text/csv", headers=headers)
-    headers["Content-Length"] = str(nbytes)
-    return StreamingResponse(
-        profiling.stream_and_cache(cache, nbytes), media_type="text/csv", headers=headers
-    )
+    if not (path.exists() and profiling.cached_sum(cache, nbytes) is not None):
+        await heavy.in_process(request.app, profiling.ensure_cached, cache, nbytes)
+    return FileResponse(path, media_type="text/csv", headers=headers)

@@ -9,13 +9,14 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.classroom.classes import ClassBanner
+from app.engine.errors import EngineError
 from app.engine.placement import COMPONENTS, NodeLoad, idle_node
 from app.format import gb
 from app.lessons.model import Lesson, Step
-from app.widgets.base import ParamErrors, Widget, parse_params
+from app.widgets.base import ParamErrors, Widget, field_errors, parse_params
 
 BAR_WIDTH = 200  # SVG units for 100 % of one GPU's memory
 
@@ -229,18 +230,37 @@ def widget_view(
     typed = {k: str(v) for k, v in query.items() if k in fields}
     view = WidgetView(name=widget.name, title=widget.title, wid=f"w{index}", index=index, lesson=lesson,
                       step=step, action=action, values={**base, **typed}, errors={}, defaults=base)
+    changed = {k: v for k, v in typed.items() if base.get(k) != v}
     try:
         params = parse_params(widget, defaults, typed)
+        view.result, view.node = _computed(widget, params)
     except ParamErrors as exc:
         view.errors = exc.errors
-        params = parse_params(widget, defaults)  # show the lesson's own result beside the messages
+    except (EngineError, ValidationError) as exc:  # the engine refuses what the Params let through
+        view.errors = engine_errors(widget, exc, changed)
+    if view.errors:  # show the lesson's own result beside the messages
+        params = parse_params(widget, defaults)
+        view.result, view.node = _computed(widget, params)
     view.params = params
-    view.result = widget.compute(params)
     if widget.form_state is not None:
         view.values.update(widget.form_state(view.result))  # a live run's start time travels with the page
-    if widget.node_load is not None:
-        view.node = widget.node_load(params, view.result)
     return view
+
+
+def _computed(widget: Widget, params: Any) -> tuple[Any, NodeLoad | None]:
+    result = widget.compute(params)
+    return result, widget.node_load(params, result) if widget.node_load is not None else None
+
+
+def engine_errors(widget: Widget, exc: EngineError | ValidationError, changed: Mapping[str, str]) -> dict[str, str]:
+    """The engine's refusal as a message beside a field: the field it names when the widget has one, else the
+    first input the learner changed."""
+    if isinstance(exc, ValidationError):
+        return field_errors(widget, exc, changed)
+    fields = list(widget.params.model_fields)
+    named = getattr(exc, "field", "")
+    key = named if named in fields else next((k for k in fields if k in changed), fields[0])
+    return {key: str(exc)}
 
 
 class StepPage(BaseModel):

@@ -13,8 +13,14 @@ from app.widgets.base import readable
 
 log = logging.getLogger("gpu_classroom")
 
-TITLES = {400: "Bad request", 403: "Not allowed", 404: "Not found", 405: "Not allowed", 422: "Check your input",
-          429: "Slow down", 500: "Something went wrong"}
+TITLES = {400: "Bad request", 403: "Not allowed", 404: "Not found", 405: "Not allowed", 413: "Too large",
+          422: "Check your input", 429: "Slow down", 500: "Something went wrong"}
+ERRORS_SHOWN = 5  # validation errors in one answer: 200,000 unknown keys get five lines, not 39 MB
+TEXT_SHOWN = 200  # characters of any message or field name: input is never echoed at length
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= TEXT_SHOWN else text[:TEXT_SHOWN] + "…"
 
 
 def _wants_json(request: Request) -> bool:
@@ -41,13 +47,25 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
+def refusal(request: Request, status: int, message: str) -> Response:
+    """A refusal as JSON (for /api and JSON clients) or as the error page."""
+    if _wants_json(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    return _page(request, status, message)
+
+
 async def validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
+    found = exc.errors()
     errors = [
-        {"field": ".".join(str(p) for p in e["loc"] if p not in ("body", "query", "path")) or "request",
-         "message": readable(dict(e)), "loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors()
+        {"field": _short(".".join(str(p) for p in e["loc"] if p not in ("body", "query", "path")) or "request"),
+         "message": _short(readable(dict(e))), "loc": [_short(str(p)) if isinstance(p, str) else p for p in e["loc"]],
+         "msg": _short(e["msg"]), "type": e["type"]}
+        for e in found[:ERRORS_SHOWN]
     ]
+    if len(found) > ERRORS_SHOWN:
+        errors.append({"field": "request", "message": f"and {len(found) - ERRORS_SHOWN} more problems.",
+                       "loc": ["request"], "msg": "more problems", "type": "more"})
     if _wants_json(request):
         text = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return JSONResponse({"detail": errors, "message": text}, status_code=422)

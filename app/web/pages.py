@@ -54,7 +54,8 @@ async def step(request: Request, slug: str, number: int, lessons: Lessons, db: D
                learner: LearnerId) -> HTMLResponse:
     """Step `number` of a lesson (counting from 1), its widgets computed on the server."""
     lesson = find_lesson(slug, lessons)
-    page = await build_step_page(db, learner, lesson, number, request.query_params)
+    page = await build_step_page(db, learner, lesson, number, request.query_params,
+                                 record=not request.state.new_learner)
     status = 422 if any(w.errors for w in page.widgets.values()) else 200
     return HTMLResponse(tpl.page("step.html", request=request, page=page), status_code=status)
 

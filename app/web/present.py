@@ -39,7 +39,8 @@ async def present(request: Request, slug: str, number: int, lessons: Lessons, db
                   learner: LearnerId) -> HTMLResponse:  # fmt: skip
     """One slide full-screen; an htmx request (the arrow keys) gets only the slide, so full screen stays on."""
     lesson = _presentable(slug, lessons)
-    page = await build_step_page(db, learner, lesson, number, request.query_params)
+    page = await build_step_page(db, learner, lesson, number, request.query_params,
+                                 record=not request.state.new_learner)
     context = {"request": request, "page": page, "notes": notes_paragraphs(page.step), "fragment": False}
     headers = {"Vary": "HX-Request"}
     if is_htmx(request):

@@ -73,6 +73,7 @@ def redact_access_log() -> None:
         access.addFilter(RedactSecrets())
 
 
+HSTS = "max-age=31536000"  # a year; no includeSubDomains: the course may share a domain with other sites
 SKIP_COOKIE = ("/static", "/healthz", "/api")
 HARDENING = {
     "content-security-policy": CSP,
@@ -104,6 +105,7 @@ class SecurityMiddleware:
         learner = learner or str(uuid.uuid4())
         state = scope.setdefault("state", {})
         state["learner_id"] = learner
+        state["new_learner"] = is_new  # no cookie came: reads store nothing for this visitor (yet)
         state["csrf_token"] = signer.csrf_token(learner)
         set_cookie = is_new and not scope["path"].startswith(SKIP_COOKIE)
 
@@ -113,6 +115,8 @@ class SecurityMiddleware:
                 for name, value in HARDENING.items():
                     if name not in headers:
                         headers[name] = value
+                if scope.get("scheme") == "https":  # HSTS means something only over HTTPS
+                    headers["strict-transport-security"] = HSTS
                 if set_cookie:
                     cookie = Response()
                     cookie.set_cookie(LEARNER_COOKIE, signer.cookie.dumps(learner), max_age=ONE_YEAR,

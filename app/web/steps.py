@@ -16,15 +16,16 @@ from app.widgets.registry import get_widget
 
 
 async def build_step_page(
-    db: Database, learner: str, lesson: Lesson, number: int, query: Mapping[str, str]
+    db: Database, learner: str, lesson: Lesson, number: int, query: Mapping[str, str], record: bool = True
 ) -> StepPage:
     """The step's page; `w2.gpus=4` in the query is input `gpus` of widget 2, and plain keys apply to widget
-    number `w` (default the first), as old links and forms sent without JavaScript have them."""
+    number `w` (default the first), as old links and forms sent without JavaScript have them. `record=False`
+    (a visitor without a cookie yet) stores nothing: their next visit, with the cookie, is recorded."""
     step = lesson.step(number)
     if step is None:
         detail = f"'{lesson.title}' has {len(lesson.steps)} steps; there is no step {number}."
         raise HTTPException(status_code=404, detail=detail)
-    klass = await classes.note_step(db, learner, lesson.slug, number)  # records the visit too
+    klass = await classes.note_step(db, learner, lesson.slug, number) if record else None  # records the visit
     if klass is not None and klass.locked:  # held back by the class: say so, record nothing
         return StepPage(lesson=lesson, step=step, widgets={}, panel=panel_view(None), done=set(),
                         minutes_left=round(lesson.minutes_after(number)), classroom=klass)

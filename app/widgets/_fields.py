@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import AfterValidator, BaseModel, BeforeValidator
 
 from app.engine.memory import bytes_per_parameter
 from app.engine.models import CATALOG, check_model_id
@@ -47,3 +47,25 @@ def check_key(value: str, keys: tuple[str, ...]) -> str:
     if value and value != "auto" and value not in keys:
         raise ValueError(f"Choose one of: auto, {', '.join(keys)}.")
     return value
+
+
+def engine_range(model: type[BaseModel], name: str, unit: float = 1.0, le: float | None = None) -> dict[str, Any]:
+    """The bounds of an engine model's field (ge, gt, le, lt) in a widget's own unit (engine value ÷ `unit`).
+
+    A widget's input that feeds an engine field takes its range from here, so the widget accepts exactly what
+    the engine does: the range is declared once, in the engine. `le` may only narrow the top of the range
+    (a slider's sensible end), never widen it.
+    """
+    bounds: dict[str, Any] = {}
+    for item in model.model_fields[name].metadata:
+        for key in ("ge", "gt", "le", "lt"):
+            value = getattr(item, key, None)
+            if isinstance(value, int | float):
+                bounds[key] = value / unit if unit != 1 else value
+    if le is not None:
+        top = bounds.get("le", bounds.get("lt", float("inf")))
+        if le > top:
+            raise ValueError(f"{model.__name__}.{name}: a widget may not accept more than the engine ({le} > {top})")
+        bounds.pop("lt", None)
+        bounds["le"] = le
+    return bounds

@@ -82,11 +82,19 @@ def parse_params(widget: Widget, *layers: Mapping[str, Any]) -> BaseModel:
     try:
         return widget.params.model_validate(merged)
     except ValidationError as exc:
-        errors: dict[str, str] = {}
-        for e in exc.errors():
-            key = str(e["loc"][0]) if e["loc"] else "value"
-            errors.setdefault(key, readable(dict(e)))
-        raise ParamErrors(errors) from exc
+        raise ParamErrors(field_errors(widget, exc, layers[-1] if layers else {})) from exc
+
+
+def field_errors(widget: Widget, exc: ValidationError, typed: Mapping[str, Any]) -> dict[str, str]:
+    """A readable message per widget field. An error about no field of the widget (a rule across fields, or one
+    an engine model raised) goes beside the first input (in the widget's order) the learner set, else its first."""
+    fields = list(widget.params.model_fields)
+    fallback = next((k for k in fields if k in typed), fields[0] if fields else "value")
+    errors: dict[str, str] = {}
+    for e in exc.errors():
+        key = str(e["loc"][0]) if e["loc"] else ""
+        errors.setdefault(key if key in fields else fallback, readable(dict(e)))
+    return errors
 
 
 def validate_block(widget: Widget, params: Mapping[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@ from app.engine.pipeline import DataPath, DataPathResult, data_path
 from app.engine.placement import NodeLoad, spread
 from app.engine.units import GB, MB
 from app.format import num, pct
+from app.widgets._fields import engine_range
 from app.widgets._plot import Segment, stacked
 from app.widgets.base import Widget
 from app.widgets.registry import register
@@ -24,29 +25,36 @@ class Params(BaseModel):
     dataset_samples: int = Field(
         default=1_281_167, ge=1, le=10**10, description="Samples (images) in one epoch"
     )
-    sample_kb: float = Field(default=110, gt=0, le=1e6, description="Average stored size of one sample, kB")
-    storage_mb_s: float = Field(default=2000, gt=0, le=1e7, description="What the storage delivers, MB/s")
+    sample_kb: float = Field(default=110, **engine_range(DataPath, "sample_bytes", 1e3, le=1e6),
+                             description="Average stored size of one sample, kB")
+    storage_mb_s: float = Field(default=2000, **engine_range(DataPath, "storage_read_bytes_per_s", MB, le=1e7),
+                                description="What the storage delivers, MB/s")
     loader_workers: int = Field(default=4, ge=1, le=64, description="Loader worker processes")
     samples_per_s_per_worker: float = Field(
-        default=500, gt=0, le=1e7, description="Samples one worker decodes a second"
+        default=500, **engine_range(DataPath, "samples_per_s_per_worker", le=1e7),
+        description="Samples one worker decodes a second"
     )
     gpus: int = Field(default=8, ge=1, le=1024, description="GPUs training together")
     gpu_samples_per_s: float = Field(
-        default=5000, gt=0, le=1e9, description="Samples a second the GPUs consume"
+        default=5000, **engine_range(DataPath, "gpu_samples_per_s", le=1e9),
+        description="Samples a second the GPUs consume",
     )
     checkpoint_gb: float = Field(default=1, ge=0, le=1e5, description="Size of one checkpoint, GB")
     checkpoint_every_minutes: float = Field(
         default=30, ge=1, le=10_080, description="Minutes between checkpoints"
     )
-    storage_write_mb_s: float = Field(default=1000, gt=0, le=1e7, description="Checkpoint write speed, MB/s")
+    storage_write_mb_s: float = Field(default=1000, **engine_range(DataPath, "storage_write_bytes_per_s", MB, le=1e7),
+                                      description="Checkpoint write speed, MB/s")
     distributed: bool = Field(
         default=False, description="Spread over several servers: a network stage appears"
     )
     nodes: int = Field(default=2, ge=2, le=1024, description="Servers exchanging gradients")
     network_gb_s: float = Field(
-        default=50, gt=0, le=1e4, description="Network link, GB/s one way (400 Gb/s = 50)"
+        default=50, **engine_range(DataPath, "network_bytes_per_s", GB, le=1e4),
+        description="Network link, GB/s one way (400 Gb/s = 50)"
     )
-    gradient_mb: float = Field(default=100, gt=0, le=1e7, description="Gradients exchanged each step, MB")
+    gradient_mb: float = Field(default=100, **engine_range(DataPath, "gradient_bytes", MB, le=1e7),
+                               description="Gradients exchanged each step, MB")
     batch_samples: int = Field(
         default=1024, ge=1, le=10**7, description="Samples in one step, all GPUs together"
     )

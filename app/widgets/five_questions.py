@@ -32,7 +32,7 @@ class Params(BaseModel):
         default=15e12, ge=1e6, le=1e16, allow_inf_nan=False, description="Tokens to train on"
     )
     deadline_days: float = Field(
-        default=90, gt=0, le=3650, allow_inf_nan=False, description="Days the run may take"
+        default=90, ge=0.1, le=3650, allow_inf_nan=False, description="Days the run may take (from 0.1, 2.4 hours)"
     )
 
     @field_validator("model")

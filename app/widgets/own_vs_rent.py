@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from app.engine.cost import CostAssumptions, OwnVsRent, own_usd_per_year, own_vs_rent, rent_usd_per_year
 from app.format import pct, usd
 from app.widgets._chart import Frame, Plot, nice_max
+from app.widgets._fields import engine_range
 from app.widgets.base import Widget
 from app.widgets.registry import register
 
@@ -22,19 +23,21 @@ class Params(BaseModel):
     )
     rent_per_gpu_hour: float = Field(
         default=DEFAULTS.rent_usd_per_gpu_hour,
-        gt=0,
-        le=1000,
+        **engine_range(CostAssumptions, "rent_usd_per_gpu_hour"),
         allow_inf_nan=False,
         description="US$ per H100-hour",
     )
     purchase_price: float = Field(
-        default=DEFAULTS.purchase_usd, ge=0, le=1e9, allow_inf_nan=False, description="US$ for one dgx-1"
+        default=DEFAULTS.purchase_usd, **engine_range(CostAssumptions, "purchase_usd"), allow_inf_nan=False,
+        description="US$ for one dgx-1",
     )
     years: float = Field(
-        default=DEFAULTS.years, gt=0, le=20, allow_inf_nan=False, description="Years to write it off"
+        default=DEFAULTS.years, **engine_range(CostAssumptions, "years"), allow_inf_nan=False,
+        description="Years to write it off",
     )
     power_price: float = Field(
-        default=DEFAULTS.electricity_usd_per_kwh, ge=0, le=10, allow_inf_nan=False, description="US$ per kWh"
+        default=DEFAULTS.electricity_usd_per_kwh, **engine_range(CostAssumptions, "electricity_usd_per_kwh"),
+        allow_inf_nan=False, description="US$ per kWh"
     )
 
 

@@ -25,7 +25,7 @@ from app.engine.workload import (
     checkpointing_value,
 )
 from app.format import gb
-from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
+from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key, engine_range
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Widget
 from app.widgets.registry import register
@@ -121,14 +121,14 @@ class Params(BaseModel):
     prompt_tokens: int = Field(default=1000, ge=1, le=16_777_216, description="Serving: tokens of a prompt")
     output_tokens: int = Field(default=500, ge=1, le=16_777_216, description="Serving: tokens generated")
     train_tokens: float = Field(
-        default=1e9, ge=1, le=1e16, allow_inf_nan=False, description="Training tokens"
+        default=1e9, **engine_range(PlanRequest, "train_tokens"), allow_inf_nan=False, description="Training tokens"
     )
     optimizer: Optimizer = Field(default="adam", description="Training: optimizer")
     activation_checkpointing: Checkpointing = Field(
         default="none", description="Training: none, selective or full (true/false: full/none)"
     )
     mfu: float = Field(
-        default=0.4, gt=0, le=1, allow_inf_nan=False, description="Share of peak FLOPS reached"
+        default=0.4, **engine_range(PlanRequest, "mfu"), allow_inf_nan=False, description="Share of peak FLOPS reached"
     )
     knobs: str = Field(
         default="", description="Controls shown: comma-separated names, 'all', or empty for a few"

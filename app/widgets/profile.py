@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from app.profiling import SAFETY, WEB_MAX_MB
+from app.profiling import SAFETY, WEB_MAX_MB, WEB_SIZES_MB
 from app.widgets.base import Widget
 from app.widgets.registry import register
 
-SIZES = (1, 2, 4, 8, 16, 32, 64)
+SIZES = WEB_SIZES_MB
 
 
 def _sizes(value: Any) -> str:

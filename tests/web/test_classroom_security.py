@@ -4,11 +4,22 @@ limits, cookies, and a name made of markup shown as text everywhere (CSV include
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from app.classroom import classes
-from tests.web.classroom_helpers import LESSON, Instructor, Room, Student, csrf_of, field_error, room_fixture
+from tests.conftest import make_settings
+from tests.web.classroom_helpers import (
+    LESSON,
+    Instructor,
+    Room,
+    Student,
+    csrf_of,
+    field_error,
+    room_fixture,
+    room_for,
+)
 
 __all__ = ["room_fixture"]
 
@@ -108,15 +119,36 @@ def wrong_code(n: int) -> str:
 
 
 @pytest.mark.usefixtures("mid_window")
-def test_a_burst_of_wrong_codes_gets_429_and_then_even_the_right_code_waits(room: Room) -> None:
+def test_a_burst_of_wrong_codes_gets_429_but_the_right_code_still_gets_in(room: Room) -> None:
     created = room.instructor.create()
     guesser = room.learner()
     limit = classes.WRONG_CODE_LIMIT[0]
     statuses = [guesser.join(wrong_code(n), "G").status_code for n in range(limit + 1)]
     assert statuses[:limit] == [404] * limit and statuses[limit] == 429
-    r = guesser.join(created.code, "G")
+    r = guesser.join(wrong_code(99), "G")
     assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
     assert "Too many attempts" in field_error(r.text, "code")
+    assert guesser.join(created.code, "G").status_code == 303  # the right code is checked before any count
+
+
+@pytest.mark.usefixtures("mid_window")
+def test_a_prankster_hammering_an_address_never_locks_out_30_learners_on_it(room: Room) -> None:
+    """12 fresh cookies x 10 wrong codes, and empty posts, from the room's one address, interleaved with 30
+    learners joining with the right code: every learner gets in; the prankster ends up refused."""
+    created = room.instructor.create()
+    pranksters = [room.learner() for _ in range(12)]
+    learners = [room.learner() for _ in range(30)]
+    prank_statuses: list[int] = []
+    for n, learner in enumerate(learners):
+        for k in range(4):
+            prankster = pranksters[(n * 4 + k) % len(pranksters)]
+            prank_statuses.append(prankster.join(wrong_code(n * 4 + k) if k % 2 else "", "").status_code)
+        assert learner.join(created.code, f"L{n}").status_code == 303, n
+    assert 429 in prank_statuses and 500 not in prank_statuses
+    for n in range(classes.WRONG_CODE_ADDRESS_LIMIT[0]):  # and however long it goes on
+        pranksters[n % 12].join(wrong_code(500 + n), "")
+    late = room.learner()
+    assert late.join(created.code, "Late").status_code == 303
 
 
 @pytest.mark.usefixtures("mid_window")
@@ -126,7 +158,7 @@ def test_one_browser_guessing_codes_does_not_lock_out_a_room_on_the_same_address
     prankster = room.learner()
     for n in range(classes.WRONG_CODE_LIMIT[0] + 5):
         prankster.join(wrong_code(n), "P")
-    assert prankster.join(created.code, "P").status_code == 429
+    assert prankster.join(wrong_code(99), "P").status_code == 429
     typists = [room.learner() for _ in range(6)]
     for n, typist in enumerate(typists):  # each mistypes once, then gets it right
         assert typist.join(wrong_code(100 + n), f"T{n}").status_code == 404
@@ -139,7 +171,8 @@ def test_an_address_that_rotates_browsers_is_still_stopped(room: Room, monkeypat
     created = room.instructor.create()
     statuses = [room.learner().join(wrong_code(n), "G").status_code for n in range(13)]  # a new cookie per guess
     assert statuses[:12] == [404] * 12 and statuses[12] == 429
-    assert room.learner().join(created.code, "G").status_code == 429
+    assert room.learner().join(wrong_code(77), "G").status_code == 429
+    assert room.learner().join(created.code, "G").status_code == 303
 
 
 @pytest.mark.usefixtures("mid_window")
@@ -149,6 +182,19 @@ def test_creating_classes_is_rate_limited_too(room: Room) -> None:
     statuses = {client.post("/teach", data={"csrf_token": token, "title": "", "lesson": LESSON}).status_code
                 for _ in range(classes.CREATE_LIMIT[0] + 1)}
     assert statuses == {422, 429}
+
+
+@pytest.mark.usefixtures("mid_window")
+def test_admin_token_guesses_never_lock_out_the_real_instructor(tmp_path: Path) -> None:
+    for r in room_for(make_settings(tmp_path, admin_token="s3cret-admin")):
+        guesser = r.learner()
+        statuses = set()
+        for n in range(classes.CREATE_LIMIT[0] + 5):
+            token = csrf_of(guesser.client.get("/teach").text)
+            statuses.add(guesser.client.post("/teach", data={"csrf_token": token, "title": "T", "lesson": LESSON,
+                                                            "admin_token": f"guess{n}"}).status_code)
+        assert statuses == {403, 429}
+        assert r.instructor.create("Real class", admin_token="s3cret-admin").code
 
 
 def test_cookies_are_httponly_and_samesite_lax(room: Room) -> None:

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app import profiling
 from app.classroom import sheets
+from app.format import md as markdown_text
 from app.profiling import ProfileReport
 
 HX = {"HX-Request": "true"}
@@ -130,7 +131,7 @@ def test_markdown_export_keeps_empty_fields_empty_and_says_how_numbers_were_meas
     md = r.text
     assert ("## Input source and size\n\nphotos on the share\n\n"
             "- photos: 1,281,167 (to measure); measured: counted on the share") in md
-    assert "- parameters: 25.6 M (known)" in md
+    assert f"- parameters: {markdown_text('25.6 M')} (known)" in md
     assert "## Preparation\n\n_(empty)_" in md
 
 
@@ -229,3 +230,27 @@ def test_a_report_from_the_cli_is_what_the_sheet_accepts(tmp_path: Path) -> None
         ProfileReport.model_validate_json(produced.model_dump_json()).phases.parse.seconds
         == produced.phases.parse.seconds
     )
+
+
+def test_learner_text_in_the_markdown_export_is_text_not_markup(client: TestClient) -> None:
+    """HTML, javascript: links, headings and table breakers typed into the sheet or pasted in a profile arrive in
+    sheet.md as the characters typed, escaped, never as Markdown or HTML a viewer would render."""
+    hostile = ("<script>alert(1)</script> [click](javascript:alert(1)) <img src=x onerror=alert(1)>\n"
+               "# Injected heading\nText\n===\n- item\n1. first\n| a | b |\n![x](http://evil.example/x.png)")
+    save(client, input=hostile, input_0_label="<b>bold</b> # h", input_0_value="[v](javascript:v)",
+         input_0_note="<b>bold</b> [n](javascript:x)", input_0_status="known", computation="**loud** `code` _it_")
+    evil = report()
+    evil["environment"] = {"runtime": "CPython <script>x</script>", "platform": "[p](javascript:y)",
+                           "processor": "# CPU | pipe", "cores": 2}
+    r = client.post("/companion/sheet/profiles", data={"csrf_token": csrf(client), "source": "terminal",
+                                                       "report": json.dumps(evil)})
+    assert r.status_code in (200, 303), r.text[-500:]
+    md = client.get("/companion/sheet.md").text
+    assert "<script" not in md and "<img" not in md and "<b>" not in md
+    assert "](javascript:" not in md and "](http://evil" not in md
+    ours = {"# Workload sheet", "## Measured timings"}
+    headings = [line for line in md.splitlines() if line.lstrip().startswith("#")]
+    assert all(h in ours or h.startswith(("## ", "### ")) and "Injected" not in h and "CPU" not in h
+               for h in headings), headings
+    assert "\n===" not in md and "\n- item" not in md and "\n1. first" not in md
+    assert "&lt;script&gt;alert\\(1\\)&lt;/script&gt;" in md  # still readable as what was typed

@@ -66,3 +66,23 @@ def test_the_json_export_holds_everything_but_the_key(url: str) -> None:
     assert names == {"=HYPERLINK(\"http://evil\",\"x\")", "<script>alert(1)</script>"}  # raw data, JSON-escaped
     ada = next(p for p in data["learners"] if p["name"].startswith("="))
     assert [a["answers"]["bytes"] for a in ada["attempts"]] == ["=2*8", "16 bytes"]
+
+
+def test_the_streamed_exports_say_exactly_what_the_whole_ones_do(url: str) -> None:
+    """The web streams class.json and attempts.csv learner by learner; the text parses to the same data."""
+
+    async def scenario(db: Database) -> list[tuple[str, str]]:
+        klass, _ = await new_class(db)
+        for name in ("Ada", "Bob", "=1+1"):
+            person = await join(db, klass, name)
+            await open_step(db, person, 2)
+            await answer(db, person.learner_id, "16 bytes", name == "Ada")
+        pairs = []
+        for what in export.FORMATS:
+            streamed = "".join([chunk async for chunk in export.stream(db, klass, what)])
+            pairs.append((await export.export(db, klass, what), streamed))
+        return pairs
+
+    (learners, learners_s), (attempts, attempts_s), (everything, everything_s) = run(url, scenario)
+    assert learners_s == learners and attempts_s == attempts
+    assert json.loads(everything_s) == json.loads(everything) and len(json.loads(everything_s)["learners"]) == 3

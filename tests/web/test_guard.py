@@ -1,0 +1,98 @@
+"""Limits in front of every route: a body cap, short validation errors, no control characters, an Origin check,
+HSTS over HTTPS, and links from PUBLIC_URL rather than from the Host header a client sends."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.web.guard import BODY_MAX
+from tests.conftest import make_settings
+from tests.web.classroom_helpers import csrf_of, room_for
+
+
+def test_a_body_over_the_cap_is_a_413_with_a_sentence_before_it_is_parsed(client: TestClient) -> None:
+    huge = json.dumps({f"k{n}": n for n in range(200_000)})  # 2.3 MB of unknown keys
+    r = client.post("/api/plan", content=huge, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "larger than the server accepts" in r.json()["detail"]
+    assert len(r.content) < 1000
+    page = client.post("/join", data={"name": "x" * (BODY_MAX + 1)})
+    assert page.status_code == 413 and "larger than the server accepts" in page.text
+
+
+def test_a_body_sent_without_a_length_is_cut_off_at_the_cap(client: TestClient) -> None:
+    def chunks():  # type: ignore[no-untyped-def]
+        for _ in range(100):
+            yield b"x" * 10_000
+
+    r = client.post("/api/plan", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_validation_errors_are_few_and_never_echo_long_input(client: TestClient) -> None:
+    many = {f"unknown_{n}": n for n in range(2000)}
+    r = client.post("/api/plan", json=many)
+    assert r.status_code == 422 and len(r.content) < 5000
+    assert "more problems" in r.json()["message"]
+    long_name = "m" * 20_000
+    r = client.post("/api/plan", json={"model": long_name})
+    assert r.status_code == 422 and long_name[:1000] not in r.text and len(r.content) < 5000
+
+
+def test_control_characters_in_any_text_are_a_422(client: TestClient) -> None:
+    token = csrf_of(client.get("/join").text)
+    for r in (client.get("/class-banner?lesson=%00"), client.get("/lessons/tiny/1?w1.parameters=7e9%00"),
+              client.post("/join", data={"csrf_token": token, "code": "ABC", "name": "a\x00b"}),
+              client.post("/api/plan", json={"model": "llama\u0000"})):
+        assert r.status_code == 422, (r.request.url, r.status_code)
+        assert "control characters" in r.text
+    ok = client.post("/join", data={"csrf_token": token, "code": "", "name": "line\r\nbreak\ttab"})
+    assert ok.status_code != 422 or "control characters" not in ok.text  # tab, CR and LF are text
+
+
+def test_a_state_changing_request_from_another_origin_is_refused(client: TestClient) -> None:
+    token = csrf_of(client.get("/join").text)
+    data = {"csrf_token": token, "code": "ZZZZZZ", "name": "x"}
+    evil = client.post("/join", data=data, headers={"Origin": "https://evil.example"})
+    assert evil.status_code == 403 and "another site" in evil.text
+    assert client.post("/join", data=data, headers={"Origin": "null"}).status_code == 403
+    same = client.post("/join", data=data, headers={"Origin": "http://testserver"})
+    assert same.status_code == 404  # reached the route: no class has this code
+    assert client.post("/join", data=data).status_code == 404  # no Origin (an old browser): the CSRF token decides
+
+
+def test_hsts_only_over_https(tmp_path: Path) -> None:
+    with TestClient(create_app(make_settings(tmp_path)), base_url="https://testserver") as https:
+        assert https.get("/").headers["strict-transport-security"].startswith("max-age=")
+    with TestClient(create_app(make_settings(tmp_path)), base_url="http://testserver") as http:
+        assert "strict-transport-security" not in http.get("/").headers
+
+
+def test_links_and_qr_codes_come_from_public_url_not_the_host_header(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, public_url="https://gpu.example.org/")
+    for room in room_for(settings):
+        created = room.instructor.create()
+        assert f'href="https://gpu.example.org/join/{created.code}"' in created.page
+        assert all(link.startswith("https://gpu.example.org/") for link in created.links.values())
+        spoofed = room.instructor.client.get(f"/teach/{created.code}/projector",
+                                             headers={"Host": "evil.example"})
+        assert "evil.example" not in spoofed.text and f"https://gpu.example.org/join/{created.code}" in spoofed.text
+        token = csrf_of(room.instructor.client.get("/join").text)
+        from_public = room.instructor.client.post("/join", data={"csrf_token": token, "code": "ZZZZZZ", "name": "x"},
+                                                  headers={"Origin": "https://gpu.example.org"})
+        assert from_public.status_code == 404
+
+
+def test_public_url_must_be_an_address() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from app.settings import Settings
+
+    with pytest.raises(ValidationError, match="PUBLIC_URL"):
+        Settings(public_url="gpu.example.org")
+    assert re.match(r"^https://", Settings(public_url="https://gpu.example.org/").public_url)
