@@ -32,12 +32,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     each problem."""
     from functools import partial
 
+    from app.lessons.glossary import load_glossary
     from app.lessons.loader import load_lessons
+    from app.lessons.rules import glossary_problems, minutes_problems
     from app.main import validate_lesson_block
 
     roots = [Path(p) for p in args.path] or Settings().lesson_dirs()
     root = ", ".join(str(r) for r in roots)
     lessons, problems = load_lessons(roots, partial(validate_lesson_block, seeds=args.seeds), strict=False)
+    problems += glossary_problems(lessons, load_glossary(roots)[0]) + minutes_problems(lessons)
     problems += _drill_self_checks(args.seeds)
     for p in problems:
         print(p)

@@ -14,6 +14,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app import startup
 from app.classroom.db import Database
+from app.lessons.glossary import load_glossary
 from app.lessons.loader import load_lessons
 from app.settings import Settings
 from app.web import errors, openapi
@@ -91,6 +92,7 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
         app.state.db = db
         app.state.signer = Signer(settings.resolved_secret_key())
         app.state.lessons, _ = load_lessons(settings.lesson_dirs(), validate_lesson_block, strict=not author)
+        app.state.glossary = load_glossary(settings.lesson_dirs())[0]
         freeze_startup_heap()
         yield
         await db.close()

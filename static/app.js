@@ -214,6 +214,42 @@
     if (spot) spot.focus();
   });
 
+  // Glossary terms (issue 14): the server renders a marked term as a link to its /glossary entry with its
+  // definition hidden beside it (so it works without JavaScript). Here each link becomes a button with
+  // aria-expanded that opens the definition in place, by click, tap, Enter or Space; Escape closes it.
+  const armTerms = (root) => {
+    if (!root || !root.querySelectorAll) return;
+    root.querySelectorAll(".term > a.term-name[data-def]").forEach((link) => {
+      const def = document.getElementById(link.dataset.def);
+      if (!def) return;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "term-name";
+      button.textContent = link.textContent;
+      button.setAttribute("aria-expanded", "false");
+      button.setAttribute("aria-controls", def.id);
+      link.replaceWith(button);
+    });
+  };
+  const setTerm = (button, open) => {
+    const def = document.getElementById(button.getAttribute("aria-controls"));
+    if (!def) return;
+    button.setAttribute("aria-expanded", String(open));
+    def.hidden = !open;
+  };
+  document.addEventListener("DOMContentLoaded", () => armTerms(document));
+  document.addEventListener("htmx:load", (event) => armTerms(event.detail.elt));
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("button.term-name");
+    if (button) setTerm(button, button.getAttribute("aria-expanded") !== "true");
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    const term = event.target.closest && event.target.closest(".term");
+    const button = term && term.querySelector("button.term-name[aria-expanded='true']");
+    if (button) { setTerm(button, false); button.focus(); }
+  });
+
   // Author mode only (`gpu-classroom author`): the server says when this page's lesson was reloaded from a
   // save; reload the page where the reader was. Elsewhere there is no #author-mode and nothing runs.
   const SCROLL_KEY = "gc-author-scroll";

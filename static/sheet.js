@@ -82,11 +82,26 @@
   });
   form.addEventListener("htmx:sendError", unsent);
   // A message beside a field marks the field invalid for assistive technology, and clears with the message.
+  // Numbers are marked one by one: the message names a number still to measure that holds a figure without a
+  // note, and that number's value is the control marked invalid; any other message marks the heading's text.
+  const mark = (control, bad) => {
+    if (bad) control.setAttribute("aria-invalid", "true");
+    else control.removeAttribute("aria-invalid");
+  };
   document.body.addEventListener("htmx:afterSettle", () => {
     for (const box of form.querySelectorAll("textarea")) {
       const message = document.getElementById(`${box.id}-error`);
-      if (message && message.textContent.trim()) box.setAttribute("aria-invalid", "true");
-      else box.removeAttribute("aria-invalid");
+      const bad = Boolean(message && message.textContent.trim());
+      let numberBad = false;
+      for (const row of (box.closest(".sheet-field") || form).querySelectorAll(".sheet-number")) {
+        const value = row.querySelector("input[name$='_value']");
+        const note = row.querySelector("input[name$='_note']");
+        const measure = row.querySelector("input[type=radio][value='to_measure']");
+        const wrong = bad && value && /\d/.test(value.value) && measure && measure.checked && note && !note.value.trim();
+        if (value) mark(value, wrong);
+        numberBad = numberBad || wrong;
+      }
+      mark(box, bad && !numberBad);
     }
   });
   window.addEventListener("online", resend);

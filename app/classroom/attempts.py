@@ -93,6 +93,14 @@ def _attempt(row: DrillAttempt) -> Attempt:
     )
 
 
+def first_tries(attempts: list[Attempt]) -> list[tuple[int, bool]]:
+    """(seed, right) of each answered question's first attempt, in question order."""
+    first: dict[int, Attempt] = {}
+    for a in sorted(attempts, key=lambda a: a.id):
+        first.setdefault(a.question, a)
+    return [(first[n].seed, first[n].correct) for n in sorted(first)]
+
+
 def streak(attempts: list[Attempt]) -> int:
     """Questions answered right at the first try, in a row, counting back from the latest answered one."""
     first: dict[int, Attempt] = {}
@@ -163,11 +171,12 @@ async def before_answer(db: Database, learner_id: str, drill: str, lesson: str, 
 
 async def after_answer(
     db: Database, learner_id: str, drill: str, before: DrillStatus, new: NewAttempt | None, *,
-    limit_key: str, limit: int, window_seconds: int, mastery: int,
+    limit_key: str, limit: int, window_seconds: int, mastery: int, spread_met: bool = True,
 ) -> tuple[DrillStatus, bool]:
     """One write transaction, one commit: count the answer against the learner's rate limit and, within it,
     store the attempt, the mastery it earns and the step it completes. Returns the status after it and
-    whether the drill was mastered by it; RateLimited (with nothing stored but the count) past the limit."""
+    whether the drill was mastered by it; RateLimited (with nothing stored but the count) past the limit.
+    `spread_met`: whether this answer, if right at the first try, completes the spread of topics the drill needs."""
     now = time.time()
     async with db.session() as s:
         count = await count_hit(s, limit_key, window_seconds, now)
@@ -176,7 +185,8 @@ async def after_answer(
         else:
             stored = await _record(s, learner_id, drill, new)
             first_try = not before.on_question
-            newly = first_try and stored.correct and not before.mastered and before.streak + 1 >= mastery
+            newly = (first_try and stored.correct and not before.mastered and before.streak + 1 >= mastery
+                     and spread_met)
             if newly:
                 await _mark_mastered(s, learner_id, drill)
                 await mark_step_done(s, learner_id, new.lesson, new.step)

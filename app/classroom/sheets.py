@@ -1,7 +1,8 @@
-"""The workload sheet: each learner's five fields, marked known or to measure, and the timings they measured.
+"""The workload sheet: each learner's five fields, the numbers under each marked known or to measure one by one,
+and the timings they measured.
 
-The sheet never fills a field: what the learner did not write stays empty. A field still marked "to
-measure" may hold a number only together with a note of where and how that number was measured.
+The sheet never fills a field: what the learner did not write stays empty. A number still marked "to measure"
+may hold a figure only together with a note of where and how that figure was measured.
 """
 
 from __future__ import annotations
@@ -27,16 +28,29 @@ Status = Literal["known", "to_measure"]
 STATUS_LABELS: dict[str, str] = {"known": "known", "to_measure": "to measure"}
 MAX_VALUE, MAX_NOTE = 2000, 500
 MAX_PROFILES = 10
+MAX_NUMBERS = 8  # numbers under one heading
+MAX_LABEL = 200
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 DIGIT = re.compile(r"\d")
 
 
-class SheetField(BaseModel):
-    """What the learner wrote under one heading."""
+class SheetNumber(BaseModel):
+    """One number under a heading, marked known or to measure on its own."""
 
-    value: str = ""
+    label: str = Field(default="", description="What the number counts, e.g. photos in the training set")
+    value: str = Field(default="", description="The number as the learner wrote it, with its unit")
     status: Status = "to_measure"
     note: str = Field(default="", description="Where and how the number was measured")
+
+    def empty(self) -> bool:
+        return not (self.label.strip() or self.value.strip() or self.note.strip())
+
+
+class SheetField(BaseModel):
+    """What the learner wrote under one heading: a description and the numbers it rests on."""
+
+    value: str = ""
+    numbers: list[SheetNumber] = Field(default_factory=list)
 
 
 class AttachedProfile(BaseModel):
@@ -96,34 +110,64 @@ def _clean(text: str) -> str:
     return CONTROL.sub("", text.replace("\r\n", "\n"))
 
 
+def _number_name(n: SheetNumber, i: int) -> str:
+    return f"“{n.label.strip()}”" if n.label.strip() else f"number {i + 1}"
+
+
 def check_field(field: SheetField) -> str:
     """Why a field cannot be saved as it stands, or '' when it can."""
     if len(field.value) > MAX_VALUE:
         return f"Keep it under {MAX_VALUE:,} characters; this has {len(field.value):,}."
-    if len(field.note) > MAX_NOTE:
-        return f"Keep the note under {MAX_NOTE:,} characters; it has {len(field.note):,}."
-    if field.status == "to_measure" and DIGIT.search(field.value) and not field.note.strip():
-        return ("This field is marked to measure but holds a number. Say where and how that number was "
-                "measured in the note, mark the field known, or take the number out.")  # fmt: skip
+    if len(field.numbers) > MAX_NUMBERS:
+        return f"Keep to {MAX_NUMBERS} numbers under one heading."
+    for i, n in enumerate(field.numbers):
+        if len(n.label) > MAX_LABEL or len(n.value) > MAX_LABEL:
+            return f"Keep {_number_name(n, i)} and its value under {MAX_LABEL} characters each."
+        if len(n.note) > MAX_NOTE:
+            return f"Keep the note of {_number_name(n, i)} under {MAX_NOTE:,} characters; it has {len(n.note):,}."
+        if n.status == "to_measure" and DIGIT.search(n.value) and not n.note.strip():
+            return (f"{_number_name(n, i).capitalize()} is marked to measure but holds a figure. Say where and how "
+                    "it was measured in its note, mark it known, or take the figure out.")  # fmt: skip
     return ""
+
+
+def _rows(form: Mapping[str, str], key: str) -> list[int]:
+    """Indices of the number rows the form carries for a heading."""
+    prefix = re.compile(rf"^{re.escape(key)}_(\d+)_(label|value|status|note)$")
+    found = {int(m.group(1)) for name in form if (m := prefix.match(name))}
+    return sorted(i for i in found if i < MAX_NUMBERS * 2)
+
+
+def from_form(current: SheetField, form: Mapping[str, str], key: str) -> SheetField:
+    """The field as the form writes it, unchecked. A form that carries any of the heading's number rows replaces its
+    numbers with those rows (empty rows dropped; a status that is neither known nor to measure reads to measure)."""
+    numbers = current.numbers
+    rows = _rows(form, key)
+    if rows:
+        numbers = []
+        for i in rows:
+            status = form.get(f"{key}_{i}_status", "to_measure")
+            number = SheetNumber(label=_clean(form.get(f"{key}_{i}_label", "")),
+                                 value=_clean(form.get(f"{key}_{i}_value", "")),
+                                 status="known" if status == "known" else "to_measure",
+                                 note=_clean(form.get(f"{key}_{i}_note", "")))
+            if not number.empty():
+                numbers.append(number)
+    return SheetField(value=_clean(form.get(key, current.value)), numbers=numbers)
 
 
 def merge(current: SheetField, form: Mapping[str, str], key: str) -> tuple[SheetField | None, str]:
     """The field as the form changes it, or None with the reason it cannot be saved."""
-    status = form.get(f"{key}_status", current.status)
-    if status not in STATUS_LABELS:
+    if any(form.get(f"{key}_{i}_status", "known") not in STATUS_LABELS for i in _rows(form, key)):
         return None, "Choose known or to measure."
-    candidate = SheetField(
-        value=_clean(form.get(key, current.value)), status=status,
-        note=_clean(form.get(f"{key}_note", current.note)),
-    )  # fmt: skip
+    candidate = from_form(current, form, key)
     error = check_field(candidate)
     return (None, error) if error else (candidate, "")
 
 
 def touched(form: Mapping[str, str]) -> list[str]:
-    """Field keys the form carries a value, status or note for."""
-    return [k for k in FIELD_KEYS if any(n in form for n in (k, f"{k}_status", f"{k}_note"))]
+    """Field keys the form carries a value or a number row for."""
+    return [k for k in FIELD_KEYS if k in form or _rows(form, k)]
 
 
 async def get_sheet(db: Database, learner_id: str) -> Sheet:
@@ -191,13 +235,19 @@ async def remove_profile(db: Database, learner_id: str, profile_id: str) -> Shee
         return _sheet(row)
 
 
+class ExportNumber(BaseModel):
+    label: str
+    value: str
+    status: str = Field(description="known or to measure")
+    note: str
+
+
 class ExportField(BaseModel):
     key: str
     label: str
     question: str
     value: str
-    status: str = Field(description="known or to measure")
-    note: str
+    numbers: list[ExportNumber]
 
 
 class SheetExport(BaseModel):
@@ -214,7 +264,8 @@ def export(sheet: Sheet) -> SheetExport:
     """The sheet with its headings; an empty field stays empty."""
     rows = [
         ExportField(key=f.key, label=f.label, question=f.question, value=sheet.field(f.key).value,
-                    status=STATUS_LABELS[sheet.field(f.key).status], note=sheet.field(f.key).note)
+                    numbers=[ExportNumber(label=n.label, value=n.value, status=STATUS_LABELS[n.status], note=n.note)
+                             for n in sheet.field(f.key).numbers])
         for f in FIELDS
     ]  # fmt: skip
     return SheetExport(

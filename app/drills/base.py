@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -178,6 +178,29 @@ class BlockSettings(BaseModel):
 
 
 @dataclass(frozen=True)
+class Topic:
+    """One of the things a drill asks about (a mistake of spot-the-mistake), with the step that teaches it."""
+
+    id: str
+    title: str
+    link: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which of a drill's topics a learner has met, and which they got right at the first try."""
+
+    topics: tuple[Topic, ...]
+    met: frozenset[str]
+    right: frozenset[str]
+    needed: int
+
+    def spread_met_with(self, topic: str) -> bool:
+        """Whether one more right first try, at `topic`, completes the spread mastery needs."""
+        return len(self.right | {topic}) >= self.needed
+
+
+@dataclass(frozen=True)
 class Drill:
     """A registered drill."""
 
@@ -189,6 +212,23 @@ class Drill:
     settings: type[BlockSettings] = BlockSettings
     node_load: Callable[[Question], NodeLoad] | None = None
     malformed: tuple[dict[str, str], ...] = ()
+    # A drill whose mastery needs a spread: what each question is about, every topic (id, title, link) in order,
+    # and how many distinct topics must be answered right at the first try (on top of the streak).
+    topic: Callable[[Question], str] | None = None
+    topics: tuple[Topic, ...] = ()
+    spread: int = 0
+
+    def coverage(self, first_tries: Sequence[tuple[int, bool]]) -> Coverage:
+        """The topics met and got right at the first try, from each answered question's (seed, first try right)."""
+        met: set[str] = set()
+        right: set[str] = set()
+        if self.topic is not None:
+            for seed, correct in first_tries:
+                topic = self.topic(self.question(seed))
+                met.add(topic)
+                if correct:
+                    right.add(topic)
+        return Coverage(topics=self.topics, met=frozenset(met), right=frozenset(right), needed=self.spread)
 
     def question(self, seed: int) -> Question:
         """The question this seed generates: the same seed, the same question."""

@@ -10,13 +10,14 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.drills.base import Choice, Drill, Feedback, Part, Question, Solution, Variant
+from app.drills.base import Choice, Drill, Feedback, Part, Question, Solution, Topic, Variant
 from app.drills.registry import register
 
 NAME = "spot-the-mistake"
 DATA = Path(__file__).parent / "data" / "mistakes.yaml"
 CHOICES = 4
 LETTERS = "abcdefgh"
+SPREAD = 8  # mastery needs this many distinct mistakes right at the first try, not just a streak of three
 
 # Close cousins: a scenario written for one could be argued for the other, so neither is offered as
 # the other's distractor (docs/companion-widgets-plan.md).
@@ -136,6 +137,11 @@ def solve(q: Question) -> Solution:
     )
 
 
+def topic(q: Question) -> str:
+    """The mistake a question's scenario shows."""
+    return catalogue().scenario(q.parameters["scenario"]).mistake
+
+
 DRILL = register(
     Drill(
         name=NAME,
@@ -146,6 +152,9 @@ DRILL = register(
         generate=generate,
         solve=solve,
         malformed=({"mistake": ""}, {"mistake": "z"}, {"mistake": "all of them"}),
+        topic=topic,
+        topics=tuple(Topic(id=m.id, title=m.title, link=m.link) for m in catalogue().mistakes),
+        spread=SPREAD,
     )
 )
 

@@ -32,6 +32,7 @@ def _engine_names() -> dict[str, Any]:
         "textbook_activation_bytes": ("app.engine.memory", "korthikanti_activation_bytes"),
         "fp8_speedup": ("app.engine.workload", "FP8_SPEEDUP"),
         "ridge": ("app.engine.compute", "ridge"),
+        "decode_roofline": ("app.engine.decode", "decode_roofline"),
         "all_reduce": ("app.engine.compute", "all_reduce"),
         "workload_timing": ("app.engine.chips", "workload_timing"),
         "training_sequence_tokens": ("app.engine.training_run", "RUN_SEQUENCE_TOKENS"),

@@ -9,10 +9,12 @@ from typing import Any
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.lessons.expressions import Evaluator, ExpressionError
+from app.lessons.glossary import MARKER, Glossary, load_glossary, render_marker
 from app.lessons.model import Block, Lesson, LessonProblems, Problem, SectionInfo, Step, StepMeta
 
 FENCE_KINDS = ("widget", "drill", "cheatsheet")
@@ -73,30 +75,45 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
 class StepRenderer:
     """Markdown to blocks: prose becomes HTML; widget, drill and cheatsheet fences become blocks."""
 
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluator, glossary: Glossary | None = None) -> None:
         self.md = MarkdownIt("commonmark", {"html": False, "typographer": True}).enable(["table", "replacements"])
+        self.md.inline.ruler.before("link", "glossary_term", _term_rule)
+        def render_term(_renderer: object, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+            return self._render_term(tokens, idx, env)
+
+        self.md.add_render_rule("glossary_term", render_term)
         self.evaluator = evaluator
+        self.glossary = glossary or Glossary()
+
+    def _render_term(self, tokens: Sequence[Token], idx: int, env: dict[str, Any]) -> str:
+        """A `[[term]]` or `[[term|shown text]]` marker: the shown text with its definition (see render_marker)."""
+        name, shown = tokens[idx].meta["name"], tokens[idx].meta["shown"]
+        env["terms"] = env.get("terms", 0) + 1
+        term = self.glossary.find(name)
+        uid = f"def-{term.anchor.removeprefix('term-')}-{env['terms']}" if term else ""
+        return render_marker(term, shown or name, uid)
 
     def render(self, body: str, first_line: int, file: str, problems: list[Problem]) -> tuple[list[Block], int]:
         """Blocks of the body and its prose word count."""
         body = self._substitute(body, first_line, file, problems)
-        tokens = self.md.parse(body)
+        env: dict[str, Any] = {}  # one per step: numbers its definitions so their ids are unique on the page
+        tokens = self.md.parse(body, env)
         blocks: list[Block] = []
         pending: list[Token] = []
         for tok in tokens:
             kind, _, name = tok.info.strip().partition(" ")
             if tok.type == "fence" and kind in PROSE_FENCES:
-                self._flush(pending, blocks)
+                self._flush(pending, blocks, env)
                 line = first_line + (tok.map[0] if tok.map else 0)
-                blocks.append(Block(kind="reveal", html=self.md.render(tok.content), line=line))
+                blocks.append(Block(kind="reveal", html=self.md.render(tok.content, env), line=line))
             elif tok.type == "fence" and kind in FENCE_KINDS:
-                self._flush(pending, blocks)
+                self._flush(pending, blocks, env)
                 line = first_line + (tok.map[0] if tok.map else 0)
                 blocks.append(self._fence_block(kind, name.strip(), tok.content, line, file, problems))
             else:
                 pending.append(tok)
-        self._flush(pending, blocks)
-        words = len(re.findall(r"[A-Za-z0-9']+", _prose_only(body)))
+        self._flush(pending, blocks, env)
+        words = len(re.findall(r"[A-Za-z0-9']+", _prose_only(MARKER.sub(lambda m: m.group(2) or m.group(1), body))))
         return blocks, words
 
     def _substitute(self, body: str, first_line: int, file: str, problems: list[Problem]) -> str:
@@ -113,9 +130,9 @@ class StepRenderer:
             out.append(line)
         return "".join(out)
 
-    def _flush(self, pending: list[Token], blocks: list[Block]) -> None:
+    def _flush(self, pending: list[Token], blocks: list[Block], env: dict[str, Any]) -> None:
         if pending:
-            html = self.md.renderer.render(pending, self.md.options, {})
+            html = self.md.renderer.render(pending, self.md.options, env)
             blocks.append(Block(kind="html", html=html))
             pending.clear()
 
@@ -136,6 +153,18 @@ class StepRenderer:
         if kind != "cheatsheet" and not name:
             problems.append(Problem(file=file, line=line, message=f"{kind} block needs a name: ```{kind} NAME"))
         return Block(kind=kind, name=name, params=params, line=line, source=content if kind == "drill" else "")
+
+
+def _term_rule(state: StateInline, silent: bool) -> bool:
+    """`[[term]]` or `[[term|shown text]]` becomes a glossary_term token (before the link rule sees the brackets)."""
+    match = MARKER.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("glossary_term", "", 0)
+        token.meta = {"name": match.group(1).strip(), "shown": (match.group(2) or "").strip()}
+    state.pos = match.end()
+    return True
 
 
 def _prose_only(body: str) -> str:
@@ -284,7 +313,9 @@ def load_lessons(
     """Every lesson in the root folder (or folders), ordered; with strict, raise LessonProblems when anything is
     wrong. A slug in two folders is a problem."""
     folders, problems = lesson_folders(roots)
-    renderer = StepRenderer(Evaluator())
+    glossary, glossary_problems = load_glossary(roots)
+    problems += glossary_problems
+    renderer = StepRenderer(Evaluator(), glossary)
     lessons: list[Lesson] = []
     for folder in folders:
         lesson = load_lesson(folder, renderer, validate, problems)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.lessons.expressions import Evaluator
+from app.lessons.glossary import load_glossary
 from app.lessons.loader import BlockValidator, StepRenderer, duplicate_slugs, lesson_folders, load_lesson
 from app.lessons.model import Lesson, Problem
 
@@ -48,6 +49,9 @@ class AuthorLessons:
 
     def load_all(self) -> None:
         folders, self.root_problems = lesson_folders(self.roots)
+        glossary, glossary_problems = load_glossary(self.roots)
+        self.root_problems += glossary_problems
+        self.renderer.glossary = glossary
         self.reload(folders)
 
     def served(self) -> list[Lesson]:

@@ -95,13 +95,7 @@ async def save_sheet(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> 
         )
         return HTMLResponse(body, status_code=status, headers={"Vary": "HX-Request"})
     if result.errors:
-        typed = {
-            k: sheets.SheetField(value=form.get(k, ""), status="to_measure", note=form.get(f"{k}_note", ""))
-            for k in result.errors
-        }
-        for key in result.errors:
-            if form.get(f"{key}_status") in sheets.STATUS_LABELS:
-                typed[key].status = form[f"{key}_status"]  # type: ignore[assignment]
+        typed = {k: sheets.from_form(result.sheet.field(k), form, k) for k in result.errors}
         return _page(request, tpl, result.sheet, 422, errors=result.errors, typed=typed)
     return RedirectResponse(_next(form.get("next")) + "#sheet", status_code=303)
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.classroom import attempts
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited
-from app.drills.base import AnswerErrors, Drill, Feedback, PartResult, Question
+from app.drills.base import AnswerErrors, Coverage, Drill, Feedback, PartResult, Question
 from app.drills.seeds import MAX_SEED, learner_seed
 from app.engine.placement import NodeLoad
 from app.lessons.model import Block, Lesson
@@ -70,6 +70,7 @@ class DrillView(BaseModel):
     message: str = Field(default="", description="A notice above the question, e.g. too many answers")
     link_title: str = ""
     node: NodeLoad | None = None
+    coverage: Coverage | None = Field(default=None, description="Topics met and right, for a drill with a spread")
 
     def value(self, part: str) -> str:
         return self.values.get(part, "")
@@ -171,6 +172,7 @@ async def build_view(
         hints_total=len(solution_hints),
         message=message,
         link_title=_step_title(lessons, feedback.link if feedback else None),
+        coverage=drill.coverage(attempts.first_tries(status.attempts)) if drill.topic is not None else None,
     )
     if feedback is not None and drill.node_load is not None:
         view.node = drill.node_load(question)
@@ -281,10 +283,12 @@ async def answer(
             correct_parts={r.id: r.correct for r in feedback.parts}, score=feedback.score, mistake=feedback.mistake,
         )
     mastery = drill.settings.model_validate(blk.params).mastery
+    spread_met = drill.topic is None or drill.coverage(attempts.first_tries(status.attempts)).spread_met_with(
+        drill.topic(q))
     try:
         status, newly = await attempts.after_answer(
             db, learner, drill.name, status, new, limit_key=f"drill-answer:{learner}", limit=ANSWERS_PER_MINUTE,
-            window_seconds=60, mastery=mastery,
+            window_seconds=60, mastery=mastery, spread_met=spread_met,
         )
     except RateLimited as exc:
         message = (

@@ -7,6 +7,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.classroom import progress
 from app.engine.constants import numbers as engine_numbers
+from app.lessons.glossary import load_glossary
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson
 from app.web.security import require_csrf
 from app.web.steps import build_step_page
@@ -22,6 +23,16 @@ async def home(request: Request, lessons: Lessons, db: DB, tpl: Tpl, learner: Le
     html = tpl.page("home.html", request=request, lessons=lessons, progress=done, resume=resume,
                     resume_lesson=next((le for le in lessons if resume and le.slug == resume[0]), None))
     return HTMLResponse(html)
+
+
+@router.get("/glossary", response_class=HTMLResponse)
+async def glossary(request: Request, tpl: Tpl) -> HTMLResponse:
+    """Every glossary term with its definition and a link to the step that teaches it."""
+    glossary = getattr(request.app.state, "glossary", None)  # author mode reads it afresh on each visit
+    if glossary is None:
+        glossary = load_glossary(request.app.state.settings.lesson_dirs())[0]
+    terms = glossary.sorted()
+    return HTMLResponse(tpl.page("glossary.html", request=request, terms=terms))
 
 
 @router.get("/numbers", response_class=HTMLResponse)

@@ -1,4 +1,5 @@
-"""The workload sheet as a lesson block: five headings, each known or to measure, saved as the learner types.
+"""The workload sheet as a lesson block: five headings, each with the numbers under it marked known or to measure
+one by one, saved as the learner types.
 
 The widget only describes the form; the learner's saved sheet comes from the classroom service through the
 web layer (app/web/companion.py), and saving goes to POST /companion/sheet.
@@ -68,7 +69,7 @@ WIDGET = register(
         params=Params,
         compute=compute,
         template="widgets/workload-sheet.html",
-        description="Input, preparation, computation, outputs and dependencies, each known or to measure; "
+        description="Input, preparation, computation, outputs and dependencies, each number known or to measure; "
         "autosaved, exported as Markdown and JSON.",
     )
 )

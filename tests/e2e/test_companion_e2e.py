@@ -15,8 +15,10 @@ SLIDES = "/lessons/what-is-gpu-infrastructure"
 
 
 def expected_network_noise(errors: list[str]) -> bool:
-    """Console lines a refused save (422) or a deliberately cut connection leave behind, and nothing else."""
-    noise = ("422", "Unprocessable", "ERR_INTERNET_DISCONNECTED", "ERR_FAILED", "htmx:sendError", "htmx:afterRequest")
+    """Console lines a refused save (422), a deliberately cut connection or a save replaced by a newer one (hx-sync,
+    as DESIGN.md asks) leave behind, and nothing else."""
+    noise = ("422", "Unprocessable", "ERR_INTERNET_DISCONNECTED", "ERR_FAILED", "htmx:sendError", "htmx:afterRequest",
+             "htmx:sendAbort")
     return all(any(n in e for n in noise) for e in errors)
 
 
@@ -135,16 +137,24 @@ def test_the_sheet_keeps_edits_through_a_lost_connection_and_a_reload(context: B
 def test_a_number_still_to_measure_asks_where_it_was_measured(watched: Watched, server: Server) -> None:
     page = watched.page
     page.goto(server.url + WORK + "/5")
-    box = page.get_by_label("Which model or algorithm? Trained, or only run? How many parameters, at what precision?")
-    box.fill("a classifier with 25 M parameters")
+    page.locator("#sheet-computation-0-label").fill("parameters")
+    box = page.locator("#sheet-computation-0-value")
+    box.fill("25 M")
     message = page.locator("#sheet-computation-error")
-    expect(message).to_contain_text("marked to measure but holds a number")
+    expect(message).to_contain_text("“parameters” is marked to measure but holds a figure")
     expect(box).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#sheet-status")).to_contain_text("Not saved: 1 field needs a change")
-    page.locator("#sheet-computation-note").fill("its model card")
+    page.locator("#sheet-computation-0-note").fill("its model card")
     expect(message).to_be_empty()
     expect(page.locator("#sheet-status")).to_have_text("All changes saved.")
     expect(box).not_to_have_attribute("aria-invalid", "true")
+    page.locator("#sheet-computation-1-label").fill("precision")
+    page.locator("#sheet-computation-1-value").fill("16 bits")
+    page.locator("input[name=computation_1_status][value=known]").check()
+    expect(page.locator("#sheet-status")).to_have_text("All changes saved.")
+    numbers = next(f for f in page.request.get(server.url + "/companion/sheet.json").json()["fields"]
+                   if f["key"] == "computation")["numbers"]
+    assert [(n["label"], n["status"]) for n in numbers] == [("parameters", "to measure"), ("precision", "known")]
     assert expected_network_noise(watched.console_errors), watched.console_errors
 
 

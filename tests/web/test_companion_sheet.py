@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app import profiling
 from app.classroom import sheets
+from app.format import md as markdown_text
 from app.profiling import ProfileReport
 
 HX = {"HX-Request": "true"}
@@ -39,19 +40,23 @@ def report(seconds: float = 0.02, source: str = "terminal", checksum: float = 43
 
 
 def test_what_the_learner_types_is_saved_and_comes_back_on_reload(client: TestClient) -> None:
-    code, body = save(client, input="Photos on the team share", input_status="known")
+    code, body = save(client, input="Photos on the team share", input_0_label="photos", input_0_value="1,281,167",
+                      input_0_status="known")  # fmt: skip
     assert code == 200 and "All changes saved." in body
     page = client.get(SHEET).text
     assert re.search(r'<textarea id="sheet-input"[^>]*>Photos on the team share</textarea>', page)
-    assert re.search(r'name="input_status" value="known" checked', page)
+    assert 'name="input_0_label" maxlength="200" value="photos"' in page
+    assert re.search(r'name="input_0_status" value="known" checked', page)
+    assert re.search(r'name="input_1_status" value="to_measure" checked', page)  # a blank row for the next number
 
 
-def test_a_number_in_a_field_to_measure_needs_a_note_and_nothing_saved_is_lost(client: TestClient) -> None:
+def test_a_number_to_measure_needs_a_note_and_nothing_saved_is_lost(client: TestClient) -> None:
     save(client, input="Photos on the team share")
-    code, body = save(client, input="1,281,167 photos", preparation="decode and resize")
+    code, body = save(client, input="photos", input_0_label="photos", input_0_value="1,281,167",
+                      preparation="decode and resize")  # fmt: skip
     assert code == 422
     assert re.search(
-        r'id="sheet-input-error" hx-swap-oob="true">This field is marked to measure but holds a number', body
+        r'id="sheet-input-error" hx-swap-oob="true">“photos” is marked to measure but holds a figure', body
     )
     assert "Not saved: 1 field needs a change" in body
     page = client.get(SHEET).text
@@ -59,17 +64,24 @@ def test_a_number_in_a_field_to_measure_needs_a_note_and_nothing_saved_is_lost(c
     assert ">decode and resize</textarea>" in page  # the valid field of the same request was saved
 
 
-def test_the_number_is_accepted_with_a_note_or_once_the_field_is_known(client: TestClient) -> None:
-    assert save(client, input="1,281,167 photos", input_note="ls | wc -l on the share, 3 May")[0] == 200
-    assert save(client, outputs="a 1 GB checkpoint", outputs_status="known")[0] == 200
+def test_numbers_under_one_heading_are_marked_one_by_one(client: TestClient) -> None:
+    code, _ = save(client, input="photos on the share",
+                   input_0_label="photos", input_0_value="1,281,167", input_0_status="known",
+                   input_1_label="total size", input_1_value="140 GB", input_1_note="du -sh on the share, 3 May",
+                   input_2_label="images decoded a second", input_2_value="")  # fmt: skip
+    assert code == 200
     page = client.get(SHEET).text
-    assert ">1,281,167 photos</textarea>" in page and 'value="ls | wc -l on the share, 3 May"' in page
+    assert re.search(r'name="input_0_status" value="known" checked', page)
+    assert re.search(r'name="input_1_status" value="to_measure" checked', page)
+    assert 'value="du -sh on the share, 3 May"' in page
+    assert re.search(r'name="input_2_status" value="to_measure" checked', page)
 
 
 def test_without_javascript_a_refused_field_keeps_what_was_typed_beside_its_message(client: TestClient) -> None:
-    code, body = save(client, htmx=False, input="about 140 GB", next="/lessons/understanding-the-work/5")
+    code, body = save(client, htmx=False, input_0_label="size", input_0_value="about 140 GB",
+                      next="/lessons/understanding-the-work/5")  # fmt: skip
     assert code == 422 and "<html" in body
-    assert ">about 140 GB</textarea>" in body and 'id="sheet-input-error">This field is marked to measure' in body
+    assert 'value="about 140 GB"' in body and 'id="sheet-input-error">“size” is marked to measure' in body
     code, _ = save(client, htmx=False, input="photos", next="/lessons/understanding-the-work/5")
     assert code == 303
 
@@ -92,7 +104,7 @@ def test_a_save_without_the_csrf_token_is_refused_and_changes_nothing(client: Te
 
 
 def test_an_unknown_status_and_an_overlong_field_are_refused(client: TestClient) -> None:
-    code, body = save(client, input_status="probably")
+    code, body = save(client, input_0_value="9", input_0_status="probably")
     assert code == 422 and "Choose known or to measure." in body
     code, body = save(client, dependencies="x" * 2001)
     assert code == 422 and "Keep it under 2,000 characters" in body
@@ -111,24 +123,27 @@ def test_each_learner_sees_only_their_own_sheet(client: TestClient) -> None:
 
 
 def test_markdown_export_keeps_empty_fields_empty_and_says_how_numbers_were_measured(client: TestClient) -> None:
-    save(client, input="1,281,167 photos", input_note="counted on the share", computation="a classifier",
-         computation_status="known")  # fmt: skip
+    save(client, input="photos on the share", input_0_label="photos", input_0_value="1,281,167",
+         input_0_note="counted on the share", computation="a classifier", computation_0_label="parameters",
+         computation_0_value="25.6 M", computation_0_status="known")  # fmt: skip
     r = client.get("/companion/sheet.md")
     assert r.headers["content-type"].startswith("text/markdown") and "attachment" in r.headers["content-disposition"]
     md = r.text
-    assert "## Input source and size (to measure)\n\n1,281,167 photos" in md
-    assert "Where and how it was measured: counted on the share" in md
-    assert "## Computation (known)\n\na classifier" in md
-    assert "## Preparation (to measure)\n\n_(empty)_" in md
+    assert ("## Input source and size\n\nphotos on the share\n\n"
+            "- photos: 1,281,167 (to measure); measured: counted on the share") in md
+    assert f"- parameters: {markdown_text('25.6 M')} (known)" in md
+    assert "## Preparation\n\n_(empty)_" in md
 
 
 def test_json_export_has_the_same_fields(client: TestClient) -> None:
-    save(client, outputs="checkpoints", outputs_status="known")
+    save(client, outputs="checkpoints", outputs_0_label="checkpoint size", outputs_0_value="1 GB",
+         outputs_0_status="known")
     data = client.get("/companion/sheet.json").json()
     assert [f["key"] for f in data["fields"]] == ["input", "preparation", "computation", "outputs", "dependencies"]
     outputs = next(f for f in data["fields"] if f["key"] == "outputs")
-    assert outputs == {**outputs, "value": "checkpoints", "status": "known"}
-    assert data["fields"][0]["value"] == ""
+    assert outputs["value"] == "checkpoints"
+    assert outputs["numbers"] == [{"label": "checkpoint size", "value": "1 GB", "status": "known", "note": ""}]
+    assert data["fields"][0]["value"] == "" and data["fields"][0]["numbers"] == []
 
 
 def test_pasted_terminal_json_is_attached_and_exported(client: TestClient) -> None:
@@ -201,10 +216,10 @@ def test_a_data_file_size_outside_1_to_64_mb_is_refused(client: TestClient, size
 
 
 def test_the_sheet_service_merges_only_what_the_form_carries() -> None:
-    field = sheets.SheetField(value="photos", status="known", note="")
-    merged, error = sheets.merge(field, {"input_note": "from the storage report"}, "input")
-    assert error == "" and merged == sheets.SheetField(value="photos", status="known", note="from the storage report")
-    assert sheets.touched({"input_note": "x", "csrf_token": "t"}) == ["input"]
+    field = sheets.SheetField(value="photos", numbers=[sheets.SheetNumber(label="photos", value="9", status="known")])
+    merged, error = sheets.merge(field, {"input": "photos on the share"}, "input")
+    assert error == "" and merged == sheets.SheetField(value="photos on the share", numbers=field.numbers)
+    assert sheets.touched({"input_3_note": "x", "csrf_token": "t"}) == ["input"]
 
 
 def test_a_report_from_the_cli_is_what_the_sheet_accepts(tmp_path: Path) -> None:
@@ -222,7 +237,8 @@ def test_learner_text_in_the_markdown_export_is_text_not_markup(client: TestClie
     sheet.md as the characters typed, escaped, never as Markdown or HTML a viewer would render."""
     hostile = ("<script>alert(1)</script> [click](javascript:alert(1)) <img src=x onerror=alert(1)>\n"
                "# Injected heading\nText\n===\n- item\n1. first\n| a | b |\n![x](http://evil.example/x.png)")
-    save(client, input=hostile, input_note="<b>bold</b> [n](javascript:x)", computation="**loud** `code` _it_")
+    save(client, input=hostile, input_0_label="<b>bold</b> # h", input_0_value="[v](javascript:v)",
+         input_0_note="<b>bold</b> [n](javascript:x)", input_0_status="known", computation="**loud** `code` _it_")
     evil = report()
     evil["environment"] = {"runtime": "CPython <script>x</script>", "platform": "[p](javascript:y)",
                            "processor": "# CPU | pipe", "cores": 2}

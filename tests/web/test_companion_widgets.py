@@ -154,7 +154,8 @@ def test_every_companion_widget_renders_as_a_page_without_javascript(client: Tes
 def test_step_5_holds_the_sheet_form_with_examples_only_as_placeholders(lessons_client: TestClient) -> None:
     html = lessons_client.get(f"{WORK}/5").text
     assert 'data-widget="workload-sheet"' in html and 'action="/companion/sheet"' in html
-    assert html.count('value="to_measure" checked') == 5
+    assert html.count('value="to_measure" checked') == 10  # two blank number rows under each of five headings
+    assert html.count('class="sheet-number"') == 10
     assert 'placeholder="e.g. labelled photos' in html
     assert re.search(r'<textarea id="sheet-input"[^>]*></textarea>', html)  # empty: the example is not a value
 

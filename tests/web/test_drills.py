@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 import app.web.drills as drill_routes
 from app.classroom import attempts, ratelimit
+from app.drills.spot_the_mistake import SPREAD, catalogue
 from app.web.security import LEARNER_COOKIE, Signer
 from tests.unit.drills.drill_helpers import answers_for
 from tests.web.drill_helpers import HX, STEPS, DrillLearner, drill_client, drills  # noqa: F401
@@ -152,15 +153,57 @@ def test_hints_come_one_at_a_time_on_request(drills: DrillLearner) -> None:
 
 def test_three_right_first_tries_master_the_drill_and_mark_the_step_done(drills: DrillLearner) -> None:
     for n in range(3):
-        response = drills.answer_right("spot-the-mistake")
-        drills.next_question("spot-the-mistake")
+        response = drills.answer_right("bytes-per-parameter")
+        drills.next_question("bytes-per-parameter")
         if n < 2:
             assert "Drill mastered" not in response.text
     assert "Drill mastered" in response.text and "This step is marked done" in response.text
-    assert 'data-state="mastered"' in drills.open("spot-the-mistake")
+    assert 'data-state="mastered"' in drills.open("bytes-per-parameter")
     overview = drills.client.get("/lessons/drills").text
-    assert re.search(r'data-step="3" data-state="done"', overview)
-    assert not re.search(r'data-step="1" data-state="done"', overview)
+    assert re.search(r'data-step="1" data-state="done"', overview)
+    assert not re.search(r'data-step="3" data-state="done"', overview)
+
+
+def _coverage(page: str) -> tuple[int, int]:
+    found = re.search(r'class="drill-coverage" data-met="(\d+)" data-right="(\d+)"', page)
+    assert found, "the drill shows which mistakes the learner has met"
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_spot_the_mistake_needs_eight_different_mistakes_right_not_three_in_a_row(drills: DrillLearner) -> None:
+    """A streak of three is not enough: mastery comes with the answer that makes 8 distinct mistakes right at the
+    first try, and the drill shows how many of the 22 the learner has met and got right."""
+    page = drills.open("spot-the-mistake")
+    assert _coverage(page) == (0, 0) and "Met 0 of 22, 0 right at the first try" in page
+    assert page.count('data-state="not-met"') == 22 and 'href="/lessons/what-is-gpu-infrastructure/2"' in page
+    right: set[str] = set()
+    for answered in range(1, 80):
+        scenario = drills.parameters(drills.open("spot-the-mistake"))["scenario"]
+        mistake = catalogue().scenario(scenario).mistake
+        response = drills.answer_right("spot-the-mistake")
+        right.add(mistake)
+        met, got = _coverage(drills.open("spot-the-mistake"))
+        assert met == got == len(right)  # every first try was right: met and right grow together
+        if got < SPREAD:
+            assert "Drill mastered" not in response.text, (answered, got)
+        else:
+            assert "Drill mastered" in response.text and answered >= SPREAD
+            break
+        drills.next_question("spot-the-mistake")
+    else:
+        raise AssertionError("80 right answers never covered 8 different mistakes")
+    page = drills.open("spot-the-mistake")
+    assert 'data-state="mastered"' in page and f"Met {met} of 22, {got} right at the first try" in page
+    assert page.count('data-state="right"') == SPREAD == 8 and page.count('data-state="not-met"') == 22 - SPREAD
+
+
+def test_a_mistake_met_but_missed_shows_as_met_not_right(drills: DrillLearner) -> None:
+    wrong = next(iter({"a", "b", "c", "d"} - {drills.right_answers("spot-the-mistake")["mistake"]}))
+    drills.answer("spot-the-mistake", {"mistake": wrong})
+    drills.answer_right("spot-the-mistake")  # right at the second try: met, not right
+    page = drills.open("spot-the-mistake")
+    assert _coverage(page) == (1, 0) and "Met 1 of 22, 0 right at the first try" in page
+    assert page.count('data-state="met"') == 1
 
 
 def test_a_right_answer_after_seeing_the_solution_does_not_count_toward_mastery(drills: DrillLearner) -> None:

@@ -1,0 +1,184 @@
+"""The glossary: each term once, its definition and the step that teaches it; `[[term]]` markers in prose.
+
+`glossary.yaml` sits in a lessons root folder beside the lesson folders. Each entry names the step that teaches
+the term as `lesson-slug/step-file.md`; the loader turns that into a step number from the lesson's lesson.yaml.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.lessons.model import Problem
+
+GLOSSARY_FILE = "glossary.yaml"
+MARKER = re.compile(r"\[\[([^\[\]\n|]+)(?:\|([^\[\]\n]+))?\]\]")
+
+
+class TermSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    term: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)
+    definition: str = Field(min_length=1)
+    taught_in: str = Field(pattern=r"^[a-z0-9-]+/[^/]+\.md$", description="lesson-slug/step-file.md")
+
+
+class Term(BaseModel):
+    """A glossary term with the step that teaches it resolved to a lesson slug and step number."""
+
+    term: str
+    aliases: list[str]
+    definition: str
+    lesson: str
+    step: int
+    step_title: str = ""
+    file: str = ""
+    line: int = 0
+
+    @property
+    def anchor(self) -> str:
+        """The term's id on the glossary page."""
+        return "term-" + re.sub(r"[^a-z0-9]+", "-", self.term.lower()).strip("-")
+
+    @property
+    def step_url(self) -> str:
+        return f"/lessons/{self.lesson}/{self.step}"
+
+    def names(self) -> list[str]:
+        return [self.term, *self.aliases]
+
+    def pattern(self) -> re.Pattern[str]:
+        """Where the term (or an alias, or its plural) is used in prose: whole words; an all-lowercase name matches
+        any case ("Token" opens a sentence), a name with capitals matches exactly (FLOPs is a count, FLOPS a rate)."""
+        lower = [re.escape(n) for n in self.names() if n == n.lower()]
+        exact = [re.escape(n) for n in self.names() if n != n.lower()]
+        parts = []
+        if lower:
+            parts.append(r"(?i:" + "|".join(sorted(lower, key=len, reverse=True)) + r")")
+        if exact:
+            parts.append("|".join(sorted(exact, key=len, reverse=True)))
+        return re.compile(r"(?<![\w/])(?:" + "|".join(parts) + r")(?:s|es)?(?![\w/])")
+
+
+class Glossary(BaseModel):
+    """Every term of the lesson roots, in the order written."""
+
+    terms: list[Term] = Field(default_factory=list)
+
+    def find(self, name: str) -> Term | None:
+        """The term a marker names: its term or an alias, any case, or their plural."""
+        wanted = name.strip()
+        for fold in (False, True):  # exact spelling first: FLOPs (a count) and FLOPS (a rate) differ only in case
+            key = wanted.lower() if fold else wanted
+            for term in self.terms:
+                names = [n.lower() if fold else n for n in term.names()]
+                if key in names or key.removesuffix("s") in names or key.removesuffix("es") in names:
+                    return term
+        return None
+
+    def sorted(self) -> list[Term]:
+        return sorted(self.terms, key=lambda t: t.term.lower())
+
+
+def _step_numbers(roots: Sequence[Path]) -> dict[str, tuple[int, str]]:
+    """'lesson-slug/step-file.md' -> (step number, title) from each lesson's lesson.yaml and front matter."""
+    out: dict[str, tuple[int, str]] = {}
+    for root in roots:
+        folders = [root] if (root / "lesson.yaml").is_file() else sorted(p for p in root.iterdir() if p.is_dir())
+        for folder in folders:
+            try:
+                spec = yaml.safe_load((folder / "lesson.yaml").read_text(encoding="utf-8"))
+                files = [f for section in spec["sections"] for f in section["steps"]]
+                slug = spec["slug"]
+            except (OSError, yaml.YAMLError, KeyError, TypeError):
+                continue  # the lesson loader reports a broken lesson.yaml
+            for number, name in enumerate(files, start=1):
+                out[f"{slug}/{name}"] = (number, _title(folder / name))
+    return out
+
+
+def _title(path: Path) -> str:
+    try:
+        match = re.search(r"^title:\s*(.+)$", path.read_text(encoding="utf-8"), flags=re.M)
+    except OSError:
+        return ""
+    return match.group(1).strip().strip("\"'") if match else ""
+
+
+def _line_of(text: str, needle: str) -> int:
+    for i, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return i
+    return 1
+
+
+def load_glossary(roots: Path | Sequence[Path]) -> tuple[Glossary, list[Problem]]:
+    """The glossary of the lesson roots (each root's glossary.yaml; a root without one adds nothing) and a problem,
+    with file and line, for each entry that is malformed, repeated or names a step that does not exist."""
+    given = [roots] if isinstance(roots, Path) else list(roots)
+    # a root that is one lesson's folder uses the glossary of the folder holding it
+    roots = list({r.resolve(): r for r in (g.parent if (g / "lesson.yaml").is_file() else g for g in given)}.values())
+    problems: list[Problem] = []
+    terms: list[Term] = []
+    steps = _step_numbers([r for r in roots if r.is_dir()])
+    seen: dict[str, str] = {}
+    for root in roots:
+        path = root / GLOSSARY_FILE
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        try:
+            raw: Any = yaml.safe_load(text) or []
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problems.append(Problem(file=str(path), line=(mark.line + 1) if mark else 1, message=f"bad YAML: {exc}"))
+            continue
+        if not isinstance(raw, list):
+            problems.append(Problem(file=str(path), line=1, message="the glossary must be a list of terms"))
+            continue
+        for entry in raw:
+            name = str(entry.get("term", "")) if isinstance(entry, dict) else ""
+            line = _line_of(text, f"term: {name}") if name else 1
+            try:
+                spec = TermSpec.model_validate(entry)
+            except ValidationError as exc:
+                for e in exc.errors():
+                    where = ".".join(str(p) for p in e["loc"]) or "entry"
+                    problems.append(Problem(file=str(path), line=line, message=f"glossary {where}: {e['msg']}"))
+                continue
+            for alias in [spec.term, *spec.aliases]:
+                key = alias if alias != alias.lower() else alias.lower()  # names with capitals differ by case
+                if key in seen:
+                    problems.append(Problem(file=str(path), line=line,
+                                            message=f"'{alias}' is already a glossary name (of '{seen[key]}')"))
+                seen[key] = spec.term
+            if spec.taught_in not in steps:
+                problems.append(Problem(file=str(path), line=line,
+                                        message=f"'{spec.term}' is taught in '{spec.taught_in}', which is no step "
+                                        "of any lesson (write lesson-slug/step-file.md)"))
+                continue
+            number, title = steps[spec.taught_in]
+            terms.append(Term(term=spec.term, aliases=spec.aliases, definition=spec.definition,
+                              lesson=spec.taught_in.split("/")[0], step=number, step_title=title,
+                              file=str(path), line=line))
+    return Glossary(terms=terms), problems
+
+
+def render_marker(term: Term | None, shown: str, uid: str) -> str:
+    """A marker as HTML: the term links to its glossary entry (so it works without JavaScript) and is followed by its
+    definition, hidden; static/app.js turns the link into a button with aria-expanded that shows the definition."""
+    text = html.escape(shown)
+    if term is None:
+        return text
+    return (
+        f'<span class="term"><a class="term-name" href="/glossary#{term.anchor}" data-def="{uid}">{text}</a>'
+        f'<span class="term-def" id="{uid}" role="note" hidden><dfn>{html.escape(term.term)}</dfn>: '
+        f'{html.escape(term.definition)} <a href="{term.step_url}">Step {term.step}'
+        f"{': ' + html.escape(term.step_title) if term.step_title else ''}</a></span></span>"
+    )

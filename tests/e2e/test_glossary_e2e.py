@@ -1,0 +1,70 @@
+"""A learner opens a marked term's definition in place: by keyboard, by tap on a phone, and without JavaScript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.conftest import AXE, Server, axe_violations, watch
+
+STEP = "/lessons/what-ai-workloads-need/8"  # marks PCIe, prefill and decode before the steps that teach them
+
+
+def test_a_term_opens_by_keyboard_and_closes_with_escape(browser: Browser, server: Server) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        w = watch(ctx.new_page(), server.url)
+        w.page.goto(server.url + STEP)
+        term = w.page.get_by_role("button", name="decode", exact=True).first
+        definition = w.page.locator("#" + (term.get_attribute("aria-controls") or "missing"))
+        expect(term).to_have_attribute("aria-expanded", "false")
+        expect(definition).to_be_hidden()
+        term.focus()
+        w.page.keyboard.press("Enter")
+        expect(term).to_have_attribute("aria-expanded", "true")
+        expect(definition).to_be_visible()
+        expect(definition).to_contain_text("one token at a time")
+        expect(definition.get_by_role("link")).to_have_attribute("href", "/lessons/what-ai-workloads-need/9")
+        w.page.keyboard.press("Escape")
+        expect(definition).to_be_hidden()
+        expect(term).to_be_focused()
+        w.page.keyboard.press("Space")
+        expect(definition).to_be_visible()
+        w.assert_clean()
+    finally:
+        ctx.close()
+
+
+def test_a_term_opens_by_tap_at_360_px_and_the_open_page_is_axe_clean(browser: Browser, server: Server) -> None:
+    ctx = browser.new_context(viewport={"width": 360, "height": 800}, has_touch=True, is_mobile=True, bypass_csp=True)
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + STEP)
+        term = page.get_by_role("button", name="PCIe", exact=True).first
+        term.tap()
+        definition = page.locator("#" + (term.get_attribute("aria-controls") or "missing"))
+        expect(definition).to_be_visible()
+        expect(definition).to_contain_text("expansion bus")
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"the open definition scrolls the page sideways by {overflow}px"
+        page.add_script_tag(path=str(AXE))
+        rules = "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']"
+        result: dict[str, Any] = page.evaluate(f"async () => await axe.run(document, {{runOnly: {rules}}})")
+        assert [v["id"] for v in result["violations"]] == []
+    finally:
+        ctx.close()
+    assert axe_violations(browser, server.url + "/glossary") == []
+    assert axe_violations(browser, server.url + "/glossary", width=360, color_scheme="dark") == []
+
+
+def test_without_javascript_a_term_links_to_its_glossary_entry(browser: Browser, server: Server) -> None:
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + STEP)
+        page.get_by_role("link", name="PCIe", exact=True).first.click()
+        expect(page).to_have_url(server.url + "/glossary#term-pcie")
+        expect(page.locator("#term-pcie + dd")).to_contain_text("expansion bus")
+    finally:
+        ctx.close()
