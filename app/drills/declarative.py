@@ -301,7 +301,18 @@ class Declared:
                        names=c.names) for j, c in enumerate(p.choices)]  # fmt: skip
 
     def generate(self, rng: random.Random) -> Question:
-        return self.question(self.draw(rng))
+        """A question whose texts and answers all evaluate: a draw the self-check never met that makes an
+        expression fail is passed over for the next (`check` reports such draws where it finds them)."""
+        failure: DeclaredDrillError | None = None
+        for _ in range(MAX_DRAWS):
+            try:
+                q = self.question(self.draw(rng))
+                self.expected(q)
+                return q
+            except DeclaredDrillError as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
 
     def expected(self, q: Question) -> dict[str, Value]:
         """Each part's expected value in base units (bytes for a size)."""

@@ -267,3 +267,14 @@ solution:""")
         assert [(c.value, c.label) for c in q.part("fits").choices] == [("yes", "Yes"), ("no", "No")]
         verdicts[(q.parameters["llm"], q.parameters["precision"])] = d.solve(q).expected["fits"]
     assert verdicts[("llama-3.1-70b", "bf16")] == "no" and verdicts[("llama-3.1-8b", "bf16")] == "yes"
+
+
+def test_a_draw_whose_answer_cannot_be_computed_is_passed_over_not_served() -> None:
+    """`check` reports such a draw; a learner who meets one anyway gets the next draw, never a server error."""
+    body = GOOD.replace("choices: [bf16, fp8]", "choices: [bf16, fp8]\n  x:\n    choices: [0, 2]").replace(
+        "answer: model(llm).parameters * bytes_per_parameter(precision)\n",
+        "answer: model(llm).parameters * bytes_per_parameter(precision) * 2 / x\n", 1)
+    d = declarative.build("t/weights", declarative.parse(yaml.safe_load(body)), EVALUATOR)
+    drawn = [d.question(seed).parameters["x"] for seed in range(40)]
+    assert set(drawn) == {2}  # x = 0 divides by zero in the answer: never asked
+    assert check(body)  # and the self-check still names the failing draw
