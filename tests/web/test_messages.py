@@ -36,3 +36,9 @@ def test_the_calculator_accepts_a_count_written_with_commas(client: TestClient) 
     commas = client.get("/widgets/weight-storage?parameters=7%2C000%2C000%2C000&bits=16", headers=HX)
     assert commas.status_code == 200, commas.text
     assert "14.00 GB" in commas.text and "14.00 GB" in plain.text
+
+
+def test_the_profiling_step_says_how_to_get_the_command(lessons_client: TestClient) -> None:
+    html = lessons_client.get("/lessons/understanding-the-work/6").text
+    assert "gpu-classroom profile" in html
+    assert "pipx install ." in html and "python -m pip install ." in html
