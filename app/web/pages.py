@@ -62,11 +62,16 @@ async def step(request: Request, slug: str, number: int, lessons: Lessons, db: D
 
 @router.post("/lessons/{slug}/{number}/done", dependencies=[Depends(require_csrf)])
 async def mark_done(slug: str, number: int, lessons: Lessons, db: DB, learner: LearnerId) -> Response:
-    """Mark a step done and go on to the next one (or back to the overview after the last)."""
+    """Mark a step done and go on to the next one (or back to the overview after the last). A drill step is
+    done by mastery only: pressing on past it ("Skip for now") leaves it visited and not done, i.e. skipped."""
     lesson = find_lesson(slug, lessons)
-    if lesson.step(number) is None:
+    step = lesson.step(number)
+    if step is None:
         raise HTTPException(status_code=404, detail=f"'{lesson.title}' has no step {number}.")
-    await progress.mark_done(db, learner, slug, number)
+    if step.has_drill:
+        await progress.record_visit(db, learner, slug, number)
+    else:
+        await progress.mark_done(db, learner, slug, number)
     target = f"/lessons/{slug}/{number + 1}" if number < len(lesson.steps) else f"/lessons/{slug}"
     return RedirectResponse(target, status_code=303)
 
