@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from tests.conftest import make_settings
 from tests.web.classroom_helpers import Room, Student, csrf_of, room_for
@@ -102,3 +103,25 @@ def test_the_instructor_sees_skipped_not_done_in_the_grid_learner_page_and_expor
     assert person["step_2_done"] != person["step_1_done"]  # the drill step is not done
     data = json.loads(get(f"/teach/{created.code}/export/class.json").text)
     assert [s["state"] for s in data["learners"][0]["steps"]] == ["done", "skipped", "current"]
+
+
+def test_finishing_the_last_step_lands_on_a_completion_page(room: Room) -> None:
+    ada = room.learner()
+    press_on(ada, 1)
+    press_on(ada, 2)
+    assert press_on(ada, 3) == f"/lessons/{SLUG}/complete"
+    page = ada.open(f"/lessons/{SLUG}/complete")
+    assert "You finished Skip practice" in page and "2 of 3 steps done." in page
+    assert re.search(r'data-state="skipped">Skipped, not yet mastered: <a href="/lessons/skip/2">The drill', page)
+    assert "Continue at step" not in page
+
+
+def test_the_flagship_completion_page_links_the_cheat_sheet_and_the_companion_lessons(
+    lessons_client: TestClient,
+) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/complete")
+    assert page.status_code == 200
+    assert 'href="/lessons/what-ai-workloads-need/20">The cheat sheet</a>' in page.text
+    others = [slug for slug in re.findall(r'href="/lessons/([\w-]+)">', page.text) if slug != "what-ai-workloads-need"]
+    assert len(others) == 2, others
+    assert 'data-step="7" data-state="skipped"' in page.text  # no drill mastered yet
