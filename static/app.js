@@ -250,6 +250,16 @@
     if (button) { setTerm(button, false); button.focus(); }
   });
 
+  // A Print button (the cheat sheet): shown only where JS can print, so a page without JS has no dead button.
+  const armPrint = (root) => {
+    root.querySelectorAll("button[data-print]").forEach((button) => { button.hidden = false; });
+  };
+  document.addEventListener("DOMContentLoaded", () => armPrint(document));
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("button[data-print]");
+    if (button) window.print();
+  });
+
   // Author mode only (`gpu-classroom author`): the server says when this page's lesson was reloaded from a
   // save; reload the page where the reader was. Elsewhere there is no #author-mode and nothing runs.
   const SCROLL_KEY = "gc-author-scroll";

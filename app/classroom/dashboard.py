@@ -17,6 +17,7 @@ from app.classroom.classes import aware, horizon, is_open
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, StepProgress, utcnow
 from app.classroom.outline import Outline
+from app.classroom.progress import step_state
 
 STUCK_WRONG = 3  # wrong attempts on one drill since the last right one
 STUCK_P75_FACTOR = 2.0  # time on a step this many times the class's 75th percentile
@@ -313,11 +314,12 @@ def assemble(klass: Classroom, facts: ClassFacts, now: datetime) -> Dashboard:
         counts_of[0] += 1
         counts_of[1] += 1 if correct else 0
     on_step: dict[int, int] = defaultdict(int)
+    drill_steps = {s.number for s in outline.steps if s.drills}
     rows = []
     for m in facts.members:
         done = facts.done.get(m.learner_id, no_steps)
         seen = facts.seen.get(m.learner_id, no_steps)
-        cells = ["current" if n == m.step else "done" if n in done else "seen" if n in seen else "todo"
+        cells = [step_state(done=n in done, seen=n in seen, drill=n in drill_steps, current=n == m.step)
                  for n in numbers]
         counted = aware(m.counted_at)
         live = min(max((at - counted).total_seconds(), 0.0), 1200.0) if counted and m.step else 0.0
@@ -500,7 +502,8 @@ async def learner_report(db: Database, klass: Classroom, member: Member) -> Lear
         done_at = aware(row.completed_at) if row else None
         if done_at is not None and end is not None and done_at > end:
             done_at = None
-        state = ("current" if s_.number == member.step else "done" if done_at else "seen" if row else "todo")
+        state = step_state(done=done_at is not None, seen=row is not None, drill=bool(s_.drills),
+                           current=s_.number == member.step)
         steps.append(StepLine(number=s_.number, title=s_.title, state=state, seconds=seconds.get(s_.number, 0.0),
                               done_at=done_at))
     lines = [AttemptLine(at=aware(a.created_at) or utcnow(), step=a.step, drill=a.drill, question=a.question,

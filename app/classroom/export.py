@@ -92,12 +92,14 @@ def learners_csv(outline: Outline, people: list[LearnerReport]) -> str:
                     | {(s.number, d) for s in outline.steps for d in s.drills})
     header = ["name", "joined_at", "current_step", "steps_done", "seconds_total"]
     header += [f"step_{s.number}_done" for s in outline.steps] + [f"step_{s.number}_seconds" for s in outline.steps]
+    header += [f"step_{s.number}_state" for s in outline.steps]  # done, mastered, skipped, current, seen, todo
     for step, drill in drills:
         header += [f"{drill}@{step}_attempts", f"{drill}@{step}_correct", f"{drill}@{step}_best_score"]
     rows = []
     for p in people:
         row: list[Any] = [p.name, p.joined_at, p.step, p.done, round(sum(s.seconds for s in p.steps), 1)]
         row += [bool(s.done_at) for s in p.steps] + [round(s.seconds, 1) for s in p.steps]
+        row += [s.state for s in p.steps]
         for step, drill in drills:
             mine = [a for a in p.attempts if a.step == step and a.drill == drill]
             row += [len(mine), sum(1 for a in mine if a.correct), max((a.score for a in mine), default="")]

@@ -99,6 +99,18 @@ async def progress_by_lesson(db: Database, learner_id: str) -> dict[str, LessonP
     return out
 
 
+def step_state(*, done: bool, seen: bool, drill: bool, current: bool = False) -> str:
+    """A step's state for a learner: a drill step is done by mastery only, so it reads "mastered", or "skipped"
+    when opened and moved past without mastery; other steps are "done" or "seen"; "current" wins; else "todo"."""
+    if current:
+        return "current"
+    if done:
+        return "mastered" if drill else "done"
+    if seen:
+        return "skipped" if drill else "seen"
+    return "todo"
+
+
 def continue_at(progress: dict[str, LessonProgress]) -> tuple[str, int] | None:
     """The lesson and step the learner saw last, to offer "continue where you left off"."""
     touched = [(lp.last_seen, slug, lp.last_step) for slug, lp in progress.items() if lp.last_step]

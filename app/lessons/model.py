@@ -69,6 +69,11 @@ class Step(BaseModel):
     def title(self) -> str:
         return self.meta.title
 
+    @property
+    def has_drill(self) -> bool:
+        """The step holds a drill: it is done by mastering the drill, never by pressing on."""
+        return any(b.kind == "drill" for b in self.blocks)
+
     def widgets(self) -> list[Block]:
         """The widget blocks of this step, in page order."""
         return [b for b in self.blocks if b.kind == "widget"]

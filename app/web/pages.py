@@ -49,6 +49,21 @@ async def overview(request: Request, slug: str, lessons: Lessons, db: DB, tpl: T
     return HTMLResponse(tpl.page("overview.html", request=request, lesson=lesson, progress=lp))
 
 
+@router.get("/lessons/{slug}/complete", response_class=HTMLResponse)
+async def complete(request: Request, slug: str, lessons: Lessons, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
+    """Where finishing the last step lands: what was done, drills mastered or skipped, and where to go next."""
+    lesson = find_lesson(slug, lessons)
+    lp = (await progress.progress_by_lesson(db, learner)).get(slug, progress.LessonProgress())
+    drill_steps = [s for s in lesson.steps if s.has_drill]
+    cheatsheet = next((s for s in lesson.steps if any(b.kind == "cheatsheet" for b in s.blocks)), None)
+    others = sorted((le for le in lessons if le.slug != slug), key=lambda le: (le.order, le.title))
+    return HTMLResponse(tpl.page(
+        "complete.html", request=request, lesson=lesson, progress=lp, cheatsheet=cheatsheet, others=others,
+        mastered=[s for s in drill_steps if s.number in lp.done],
+        skipped=[s for s in drill_steps if s.number not in lp.done],
+    ))
+
+
 @router.get("/lessons/{slug}/{number}", response_class=HTMLResponse)
 async def step(request: Request, slug: str, number: int, lessons: Lessons, db: DB, tpl: Tpl,
                learner: LearnerId) -> HTMLResponse:
@@ -62,12 +77,17 @@ async def step(request: Request, slug: str, number: int, lessons: Lessons, db: D
 
 @router.post("/lessons/{slug}/{number}/done", dependencies=[Depends(require_csrf)])
 async def mark_done(slug: str, number: int, lessons: Lessons, db: DB, learner: LearnerId) -> Response:
-    """Mark a step done and go on to the next one (or back to the overview after the last)."""
+    """Mark a step done and go on to the next one (or to the completion page after the last). A drill step is
+    done by mastery only: pressing on past it ("Skip for now") leaves it visited and not done, i.e. skipped."""
     lesson = find_lesson(slug, lessons)
-    if lesson.step(number) is None:
+    step = lesson.step(number)
+    if step is None:
         raise HTTPException(status_code=404, detail=f"'{lesson.title}' has no step {number}.")
-    await progress.mark_done(db, learner, slug, number)
-    target = f"/lessons/{slug}/{number + 1}" if number < len(lesson.steps) else f"/lessons/{slug}"
+    if step.has_drill:
+        await progress.record_visit(db, learner, slug, number)
+    else:
+        await progress.mark_done(db, learner, slug, number)
+    target = f"/lessons/{slug}/{number + 1}" if number < len(lesson.steps) else f"/lessons/{slug}/complete"
     return RedirectResponse(target, status_code=303)
 
 

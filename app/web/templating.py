@@ -19,11 +19,13 @@ PANELS_KEPT = 512  # rendered dgx-1 panels remembered per process (a few kB each
 # The dashboard's cell per learner and step, by state: 600 learners × 21 steps is 12,600 cells every 2 s, so a
 # row's cells are joined in Python (one string a row) rather than output one by one by the template.
 GRID_CELLS = {"done": '<td class="c c-done">✓</td>', "current": '<td class="c c-current">●</td>',
-              "seen": '<td class="c c-seen">○</td>', "todo": '<td class="c"></td>'}
+              "seen": '<td class="c c-seen">○</td>', "todo": '<td class="c"></td>',
+              "mastered": '<td class="c c-done c-mastered" title="drill mastered">★</td>',
+              "skipped": '<td class="c c-skipped" title="drill skipped">–</td>'}
 
 
 def grid_cells(states: list[str]) -> Markup:
-    """A dashboard row's step cells (states: done, current, seen, todo) as table cells."""
+    """A dashboard row's step cells (states: done, mastered, skipped, current, seen, todo) as table cells."""
     return Markup("".join(GRID_CELLS[state] for state in states))
 
 

@@ -68,9 +68,12 @@ def readable(err: dict[str, Any]) -> str:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, float) and value >= 1e6:
-        return f"{value:.3g}"
-    return f"{value:,}" if isinstance(value, int) else str(value)
+    """A bound as people write it: 1,000,000 not 1e+06, 0 not 0.0, 0.5 stays 0.5."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return f"{value:,.6g}" if isinstance(value, float) else str(value)
 
 
 def parse_params(widget: Widget, *layers: Mapping[str, Any]) -> BaseModel:

@@ -80,3 +80,16 @@ def test_the_cheat_sheet_prints_on_one_page_with_every_step_still_on_it(
     pages = pdf_pages(page.pdf(format=paper))
     assert pages == 1, f"the cheat sheet prints on {pages} pages of {paper}"
     watched.assert_clean()
+
+
+def test_the_print_button_prints_and_is_not_printed(watched: Watched, server: Server, lesson: Lesson) -> None:
+    page = watched.page
+    page.add_init_script("window.__printed = 0; window.print = () => { window.__printed += 1; };")
+    sheet = open_cheat_sheet(watched, server, lesson)
+    button = sheet.get_by_role("button", name="Print the cheat sheet")
+    expect(button).to_be_visible()
+    button.click()
+    assert page.evaluate("window.__printed") == 1
+    page.emulate_media(media="print")
+    expect(button).to_be_hidden()
+    watched.assert_clean()

@@ -63,7 +63,7 @@ def test_the_dashboard_figures_are_the_same_on_sqlite_and_postgresql(tmp_path: P
     assert on_sqlite["steps"] == [(1, 0, 4, True), (2, 0, 4, True), (3, 3, 1, False), (4, 1, 0, False)]
     assert on_sqlite["drills"] == [("3:bytes-per-parameter", 5, 2, 1, [("14", 3), ("16", 1)])]
     rows = {name: rest for name, *rest in on_sqlite["rows"]}
-    assert rows["Ada"] == [["done", "done", "done", "current"], 4, 3, 2, 1, []]
+    assert rows["Ada"] == [["done", "done", "mastered", "current"], 4, 3, 2, 1, []]  # step 3 is a drill step
     assert rows["Bo"] == [["done", "done", "current", "todo"], 3, 2, 3, 0,
                           ["3 wrong answers on the drill of step 3, the latest too"]]
     assert rows["Ed"][0] == ["todo"] * 4 and rows["Ed"][5] == ["no activity for 10 min"]

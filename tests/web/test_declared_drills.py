@@ -149,7 +149,7 @@ def test_three_right_first_tries_master_it_and_the_step_is_done(client: TestClie
                         "block": "1", "question": str(number), "csrf_token": token})  # fmt: skip
     assert "Drill mastered" in response.text
     assert 'data-state="mastered"' in client.get(STEP).text
-    assert 'data-step="1" data-state="done"' in client.get("/lessons/training-state").text
+    assert 'data-step="1" data-state="mastered"' in client.get("/lessons/training-state").text
 
 
 def test_the_api_lists_asks_and_grades_the_declared_drill(client: TestClient) -> None:

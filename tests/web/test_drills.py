@@ -160,7 +160,7 @@ def test_three_right_first_tries_master_the_drill_and_mark_the_step_done(drills:
     assert "Drill mastered" in response.text and "This step is marked done" in response.text
     assert 'data-state="mastered"' in drills.open("bytes-per-parameter")
     overview = drills.client.get("/lessons/drills").text
-    assert re.search(r'data-step="1" data-state="done"', overview)
+    assert re.search(r'data-step="1" data-state="mastered"', overview)
     assert not re.search(r'data-step="3" data-state="done"', overview)
 
 
