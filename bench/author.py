@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -20,18 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bench.classroom import free_port, wait_healthy  # noqa: E402 - the server helpers of the class bench
+
 LESSON = ROOT / "lessons" / "what-ai-workloads-need"
 STEP = "01-a-model-is-a-pile-of-numbers.md"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def main() -> None:
@@ -50,12 +45,7 @@ def main() -> None:
                             stderr=subprocess.DEVNULL)  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_healthy(url)
         step = mine / LESSON.name / STEP
         original = step.read_text()
         times = []

@@ -353,19 +353,23 @@ def own_server(workers: int, database_url: str, app: str = "app.main:app") -> It
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            raise RuntimeError("the server did not start: " + (data / "server.log").read_text()[-2000:])
+        wait_healthy(url, data / "server.log")
         yield url
     finally:
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+
+
+def wait_healthy(url: str, log: Path | None = None) -> None:
+    """Until the server at url answers /healthz (about a minute at most), else stop with its log's tail."""
+    for _ in range(600):
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not start: " + (log.read_text()[-2000:] if log else url))
 
 
 @contextmanager

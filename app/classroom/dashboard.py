@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, Text, and_, case, cast, func, not_, select
+from sqlalchemy import ColumnElement, Select, Text, and_, case, cast, func, not_, select
 
 from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.classes import aware, horizon, is_open
@@ -149,10 +149,37 @@ class ClassFacts:
     wrong: list[Any] = field(default_factory=list)  # (step, drill, answers JSON, parts JSON, count)
 
 
+@dataclass(frozen=True)
+class ClassFilter:
+    """What counts for a class, shared by the dashboard's read and the projector's counts: its members, its
+    lesson, nothing after it ended."""
+
+    end: datetime | None
+    in_class: ColumnElement[bool]
+    answered: tuple[ColumnElement[bool], ...]
+    by_member: ColumnElement[bool]
+
+    @classmethod
+    def of(cls, klass: Classroom) -> ClassFilter:
+        end = horizon(klass)
+        in_class = Member.class_id == klass.id
+        answered: list[ColumnElement[bool]] = [in_class, DrillAttempt.lesson == klass.lesson]
+        if end is not None:
+            answered.append(DrillAttempt.created_at <= end)
+        return cls(end, in_class, tuple(answered), Member.learner_id == DrillAttempt.learner_id)
+
+    def wrong_answers(self) -> Select[int, str, str, str, int]:
+        """(step, drill, answers JSON, parts JSON, count) for each wrong answer as typed."""
+        typed, parts = cast(DrillAttempt.answers, Text), cast(DrillAttempt.correct_parts, Text)
+        return (select(DrillAttempt.step, DrillAttempt.drill, typed, parts, func.count())
+                .join(Member, self.by_member).where(*self.answered, not_(DrillAttempt.correct))
+                .group_by(DrillAttempt.step, DrillAttempt.drill, typed, parts))
+
+
 async def read_class(db: Database, klass: Classroom) -> ClassFacts:
     """Six queries whatever the class size; the database does the filtering and the counting it can."""
-    end = horizon(klass)
-    in_class = Member.class_id == klass.id
+    f = ClassFilter.of(klass)
+    end, in_class, answered, by_member = f.end, f.in_class, f.answered, f.by_member
     done: ColumnElement[bool] = StepProgress.completed_at.is_not(None)
     if end is not None:
         done = and_(done, StepProgress.completed_at <= end)
@@ -161,11 +188,6 @@ async def read_class(db: Database, klass: Classroom) -> ClassFacts:
                 .where(in_class, StepProgress.lesson == klass.lesson))
     if end is not None:
         progress = progress.where(StepProgress.first_seen <= end)
-    answered = [in_class, DrillAttempt.lesson == klass.lesson]
-    if end is not None:
-        answered.append(DrillAttempt.created_at <= end)
-    by_member = Member.learner_id == DrillAttempt.learner_id
-    typed, parts = cast(DrillAttempt.answers, Text), cast(DrillAttempt.correct_parts, Text)
     async with db.session() as session:
         s = await session.connection()  # Core rows: no ORM loading step for ~15,000 rows at 600 learners
         members = (await s.execute(select(
@@ -186,10 +208,7 @@ async def read_class(db: Database, klass: Classroom) -> ClassFacts:
         last = await s.execute(select(DrillAttempt.learner_id, func.max(DrillAttempt.created_at))
                                .join(Member, by_member).where(*answered).group_by(DrillAttempt.learner_id))
         facts.last_answer = {learner_id: at for learner_id, at in last if at is not None}
-        facts.wrong = list((await s.execute(
-            select(DrillAttempt.step, DrillAttempt.drill, typed, parts, func.count())
-            .join(Member, by_member).where(*answered, not_(DrillAttempt.correct))
-            .group_by(DrillAttempt.step, DrillAttempt.drill, typed, parts))).all())
+        facts.wrong = list((await s.execute(f.wrong_answers())).all())
     return facts
 
 
@@ -380,16 +399,11 @@ async def build_projection(db: Database, klass: Classroom, now: datetime | None 
     info = class_info(klass, now)
     outline = outline_of(klass)
     total = len(outline.steps)
-    end = horizon(klass)
-    in_class = Member.class_id == klass.id
+    f = ClassFilter.of(klass)
+    in_class, answered, by_member = f.in_class, f.answered, f.by_member
     done_filter = [in_class, StepProgress.lesson == klass.lesson, StepProgress.completed_at.is_not(None)]
-    if end is not None:
-        done_filter += [StepProgress.completed_at <= end, StepProgress.first_seen <= end]
-    answered = [in_class, DrillAttempt.lesson == klass.lesson]
-    if end is not None:
-        answered.append(DrillAttempt.created_at <= end)
-    by_member = Member.learner_id == DrillAttempt.learner_id
-    typed, parts = cast(DrillAttempt.answers, Text), cast(DrillAttempt.correct_parts, Text)
+    if f.end is not None:
+        done_filter += [StepProgress.completed_at <= f.end, StepProgress.first_seen <= f.end]
     async with db.session() as session:
         s = await session.connection()
         here = {step: n for step, n in await s.execute(
@@ -404,10 +418,7 @@ async def build_projection(db: Database, klass: Classroom, now: datetime | None 
                               func.sum(case((DrillAttempt.correct, 1), else_=0)),
                               func.count(DrillAttempt.learner_id.distinct()))
                        .join(Member, by_member).where(*answered).group_by(DrillAttempt.step, DrillAttempt.drill))}
-        wrong = list((await s.execute(
-            select(DrillAttempt.step, DrillAttempt.drill, typed, parts, func.count())
-            .join(Member, by_member).where(*answered, not_(DrillAttempt.correct))
-            .group_by(DrillAttempt.step, DrillAttempt.drill, typed, parts))).all())
+        wrong = list((await s.execute(f.wrong_answers())).all())
     joined = sum(here.values())
     columns = []
     for st in outline.steps:

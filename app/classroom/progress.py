@@ -23,6 +23,14 @@ class LessonProgress:
     last_step: int | None = None
     last_seen: datetime | None = None
 
+    def state(self, number: int, drill: bool) -> str:
+        """Step `number` as the learner's own pages show it (step_state's words): where they left off reads
+        "current" unless done, and a plain step opened but not done still reads "todo"."""
+        if number not in self.done and number == self.last_step:
+            return "current"
+        state = step_state(done=number in self.done, seen=number in self.visited, drill=drill)
+        return "todo" if state == "seen" else state
+
 
 Executor = AsyncSession | AsyncConnection  # a session, or its Core connection (no ORM step per statement)
 

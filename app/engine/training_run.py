@@ -18,6 +18,7 @@ from app.engine.workload import (
     MAX_GPUS,
     Checkpointing,
     CheckpointingField,
+    Fp8Speedup,
     GpuId,
     ModelChoice,
     Optimizer,
@@ -67,13 +68,7 @@ class TrainingRun(BaseModel):
     mfu: float = Field(
         default=0.4, ge=0.01, le=1, allow_inf_nan=False, description="Share of peak FLOPS reached"
     )
-    fp8_speedup: float = Field(
-        default=FP8_SPEEDUP,
-        ge=1,
-        le=2,
-        allow_inf_nan=False,
-        description="fp8 training: speed against bf16 at the same MFU (torchtitan measured 1.28x)",
-    )
+    fp8_speedup: Fp8Speedup = FP8_SPEEDUP
     loader_samples_per_second: float | None = Field(
         default=None,
         ge=0.001,

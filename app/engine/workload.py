@@ -33,6 +33,11 @@ CHECKPOINTING_MODES: tuple[str, ...] = ("none", "selective", "full")
 # benchmarks/llama3_h100_202412_torchtitan.md). Not the 2x of the fp8 peak: only the matrix multiplies
 # speed up, and they pay for casts and scales.
 FP8_SPEEDUP = 1.3
+Fp8Speedup = Annotated[
+    float,
+    Field(ge=1, le=2, allow_inf_nan=False,
+          description="Training in fp8: speed against bf16 at the same MFU (torchtitan measured 1.28x on H100)"),
+]
 
 # The most GPUs a plan may use: 65,536 H100s is four times Llama 3's 16,384-GPU training cluster.
 MAX_GPUS = 65_536
@@ -137,13 +142,7 @@ class PlanRequest(BaseModel):
         allow_inf_nan=False,
         description="Share of peak FLOPS reached when compute binds (35-45 % is realistic for training)",
     )
-    fp8_speedup: float = Field(
-        default=FP8_SPEEDUP,
-        ge=1,
-        le=2,
-        allow_inf_nan=False,
-        description="Training in fp8: speed against bf16 at the same MFU (torchtitan measured 1.28x on H100)",
-    )
+    fp8_speedup: Fp8Speedup = FP8_SPEEDUP
 
     @field_validator("activation_checkpointing", mode="before")
     @classmethod

@@ -59,8 +59,8 @@ async def complete(request: Request, slug: str, lessons: Lessons, db: DB, tpl: T
     others = sorted((le for le in lessons if le.slug != slug), key=lambda le: (le.order, le.title))
     return HTMLResponse(tpl.page(
         "complete.html", request=request, lesson=lesson, progress=lp, cheatsheet=cheatsheet, others=others,
-        mastered=[s for s in drill_steps if s.number in lp.done],
-        skipped=[s for s in drill_steps if s.number not in lp.done],
+        mastered=[s for s in drill_steps if lp.state(s.number, drill=True) == "mastered"],
+        skipped=[s for s in drill_steps if lp.state(s.number, drill=True) != "mastered"],
     ))
 
 

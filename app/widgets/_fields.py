@@ -1,4 +1,4 @@
-"""Inputs that several plan-family widgets share: the model, the precision, and the predict switch."""
+"""Inputs that several widgets share: the model, the precision, the predict switch, a typed count."""
 
 from __future__ import annotations
 
@@ -40,6 +40,16 @@ def _predict(value: Any) -> str:
 
 
 PredictKey = Annotated[str, BeforeValidator(_predict)]
+
+
+def _count(value: Any) -> Any:
+    """A count as people type it: 7,000,000,000 or 7 000 000 000 as well as 7e9 (the drills accept these too)."""
+    if isinstance(value, str):
+        return value.replace(",", "").replace("_", "").replace(" ", "").strip()
+    return value
+
+
+TypedCount = Annotated[float, BeforeValidator(_count)]
 
 
 def check_key(value: str, keys: tuple[str, ...]) -> str:

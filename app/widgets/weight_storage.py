@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, Field
 
 from app.engine.placement import NodeLoad, spread
 from app.engine.storage import WeightStorage, weight_storage
 from app.format import gb
+from app.widgets._fields import TypedCount
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
-
-
-def _count(value: Any) -> Any:
-    """A count as people type it: 7,000,000,000 or 7 000 000 000 as well as 7e9 (the drills accept these too)."""
-    if isinstance(value, str):
-        return value.replace(",", "").replace("_", "").replace(" ", "").strip()
-    return value
 
 
 class Params(BaseModel):
     """Inputs of the calculator."""
 
-    parameters: Annotated[float, BeforeValidator(_count)] = Field(
+    parameters: TypedCount = Field(
         default=7e9, ge=1e6, le=1e13, description="Number of parameters, e.g. 7e9 or 7000000000"
     )
     bits: Annotated[int, one_of(32, 16, 8, 4)] = Field(default=16, description="Bits stored per parameter")
