@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from app import profiling
-from app.cli import build_parser, main
+from app.cli import build_parser, cmd_profile, main, parse_size
+from app.engine import profiling
 
 EIGHT_MB = 8_000_000
 # Fixed by the generator (version 1): change them only together with GENERATOR_VERSION.
@@ -87,7 +87,7 @@ def test_the_kernel_is_a_fixed_sum_over_the_values() -> None:
 
 @pytest.mark.parametrize("text, mb", [("64MB", 64), ("8mb", 8), ("16", 16), (" 32 MB ", 32)])
 def test_sizes_are_read_as_decimal_megabytes(text: str, mb: int) -> None:
-    assert profiling.parse_size(text) == mb
+    assert parse_size(text) == mb
 
 
 BAD_ARGS = [["--size", "0MB"], ["--size", "lots"], ["--size", "9999MB"], ["--repeat", "0"]]
@@ -119,7 +119,7 @@ def test_profile_json_prints_three_phases_with_positive_timings(capsys: pytest.C
 def test_profile_prints_a_table_and_says_what_it_does_not_predict() -> None:
     args = build_parser().parse_args(["profile", "--size", "1MB", "--repeat", "3"])
     out, err = io.StringIO(), io.StringIO()
-    assert profiling.cmd_profile(args, out, err) == 0
+    assert cmd_profile(args, out, err) == 0
     text = out.getvalue()
     for phase in ("read", "parse", "arithmetic"):
         assert f"\n  {phase} " in text
@@ -130,5 +130,5 @@ def test_profile_prints_a_table_and_says_what_it_does_not_predict() -> None:
 def test_the_temporary_file_is_removed_afterwards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     args = build_parser().parse_args(["profile", "--size", "1MB", "--repeat", "1"])
-    assert profiling.cmd_profile(args, io.StringIO(), io.StringIO()) == 0
+    assert cmd_profile(args, io.StringIO(), io.StringIO()) == 0
     assert list(tmp_path.iterdir()) == []

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from app.lessons.blocks import validate_lesson_block
 from app.lessons.loader import load_lessons
-from app.main import validate_lesson_block
 
 ROOT = Path(__file__).resolve().parents[3]
 SEEDS = ROOT.parent / "shared" / "seeds"
