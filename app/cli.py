@@ -115,7 +115,7 @@ def bad_arguments(exc: ValidationError) -> str:
         if error["type"] == "literal_error":
             reason = f"choose from {error.get('ctx', {}).get('expected', '')}"
         else:
-            reason = str(error["msg"]).removeprefix("Value error, ").rstrip(".")
+            reason = str(error["msg"]).removeprefix("Value error, ").replace("Input should be", "must be").rstrip(".")
         parts.append(f"{option}{given}: {reason}")
     return "; ".join(parts)
 
