@@ -57,7 +57,7 @@ def test_llama_8b_on_15t_tokens_on_one_dgx1_at_40_percent_takes_about_7_years() 
     t = compute_time(LLAMA_8B, 15e12, 8, 0.4)
     assert t.flops == pytest.approx(7.2e23, rel=0.02)  # case 15
     assert t.seconds / (365.25 * DAY) == pytest.approx(7.2, rel=0.02)
-    assert t.ideal_seconds == pytest.approx(t.seconds * 0.4)
+    assert t.ideal_seconds == pytest.approx(t.seconds * 0.4, rel=1e-9)  # float rounding only
 
 
 @settings(deadline=None, derandomize=True)  # seeded: the same examples on every run
