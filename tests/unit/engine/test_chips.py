@@ -42,8 +42,8 @@ def test_the_prefill_of_2048_tokens_takes_34_ms_on_one_h100_at_peak() -> None:
 def test_against_avx512_the_gpu_is_tens_of_times_faster_against_amx_a_few() -> None:
     avx = workload_timing("llama-3.1-8b", "prefill", 2048, 1, "avx512-fp32")
     amx = workload_timing("llama-3.1-8b", "prefill", 2048, 1, "amx-bf16")
-    assert avx.ratio == pytest.approx(989 / 14.336, rel=0.01) and avx.ratio > 10
-    assert amx.ratio == pytest.approx(989 / 229.4, rel=0.01) and 1 < amx.ratio < 10
+    assert avx.ratio == pytest.approx(989 / 14.336, rel=0.01) and avx.ratio > 10  # the datasheet peaks are rounded
+    assert amx.ratio == pytest.approx(989 / 229.4, rel=0.01) and 1 < amx.ratio < 10  # the datasheet peaks are rounded
     assert avx.cpu_peak_name.startswith("AVX-512") and amx.cpu_peak_name.startswith("AMX")
 
 

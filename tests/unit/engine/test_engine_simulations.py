@@ -17,7 +17,7 @@ def test_a_training_run_starts_at_the_loss_of_a_uniform_guess() -> None:
     """ln(vocab) = ln(128,256) ≈ 11.76 nats before any token."""
     state = simulate_training(TrainingRun(), seed=1, elapsed_seconds=0)
     assert state.phase == "training" and state.progress == 0
-    assert state.loss == pytest.approx(math.log(128_256), rel=0.05)
+    assert state.loss == pytest.approx(math.log(128_256), rel=0.05)  # the loss starts near ln(vocabulary), with noise
 
 
 def test_the_loss_falls_as_a_power_law_toward_a_floor() -> None:
@@ -50,6 +50,7 @@ def test_checkpoints_pause_training_and_are_listed_when_written() -> None:
     assert writing.phase == "checkpointing" and writing.utilisation == 0 and writing.tokens_per_second == 0
     after = simulate_training(run, seed=0, elapsed_seconds=600 + 60)
     assert after.checkpoints_written == 1 and after.checkpoints[0].index == 1
+    # 8.03 B to three digits
     assert after.checkpoints[0].bytes == pytest.approx(8.03e9 * 14, rel=0.01), (
         "bf16 weights + fp32 Adam state"
     )
@@ -96,6 +97,7 @@ def test_a_light_load_is_served_with_an_empty_queue_and_a_prefill_sized_ttft() -
     assert not state.saturated and state.queue == 0
     # simulated time is exact arithmetic: float rounding only
     assert state.ttft_seconds == pytest.approx(state.prefill_seconds, rel=1e-9)
+    # near the batch-1 step: a light load still batches now and then
     assert state.tpot_seconds == pytest.approx(5.1e-3, rel=0.1), "near the batch-1 decode step"
 
 
@@ -137,12 +139,12 @@ def test_at_time_zero_nothing_has_arrived() -> None:
 def test_the_history_keeps_the_last_minute_and_its_arrivals_average_the_rate() -> None:
     state = simulate_serving(ServingRun(arrival_rate=5), 11, 3600)
     assert len(state.history) == 60 and state.history[-1].at_seconds == 3600
-    assert sum(h.arrivals for h in state.history) / 60 == pytest.approx(5, rel=0.3)
+    assert sum(h.arrivals for h in state.history) / 60 == pytest.approx(5, rel=0.3)  # a Poisson count over 60 samples
 
 
 def test_seeded_poisson_draws_have_the_right_mean_and_repeat_exactly() -> None:
     draws = [poisson(3.0, 42, "t", i) for i in range(4000)]
-    assert sum(draws) / len(draws) == pytest.approx(3.0, rel=0.05)
+    assert sum(draws) / len(draws) == pytest.approx(3.0, rel=0.05)  # 4,000 draws: a few standard errors
     assert draws == [poisson(3.0, 42, "t", i) for i in range(4000)]
     assert 0 < uniform(0, "x", 0) < 1
 

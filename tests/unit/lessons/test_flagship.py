@@ -48,6 +48,7 @@ def flagship():  # type: ignore[no-untyped-def]
 
 def test_the_21_steps_carry_the_outlines_titles_in_order(flagship) -> None:  # type: ignore[no-untyped-def]
     assert [s.title for s in flagship.steps] == [title for title, _ in OUTLINE]
+    # the lesson's minutes are rounded, each step's too
     assert flagship.minutes == pytest.approx(sum(s.meta.minutes for s in flagship.steps), abs=2)
 
 
