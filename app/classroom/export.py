@@ -142,4 +142,3 @@ def render(klass: Classroom, what: str, people: list[LearnerReport]) -> str:
     if what == "attempts":
         return attempts_csv(people)
     return everything_json(klass, outline, people)
-

@@ -126,4 +126,3 @@ def enable(app: FastAPI, validate: BlockValidator) -> None:
     app.router.lifespan_context = lifespan
     app.include_router(author_router)
     app.state.templates.env.globals["author"] = author_view
-

@@ -56,4 +56,3 @@ def every_drill(lessons: list[Lesson]) -> dict[str, Drill]:
 def find_drill(lessons: list[Lesson], name: str) -> Drill | None:
     """The drill called `name`: a built-in one, or one a lesson declares (`lesson-slug/drill-id`)."""
     return get_drill(name) or (lesson_drills(lessons).get(name) if "/" in name else None)
-
