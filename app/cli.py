@@ -106,7 +106,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def bad_arguments(exc: ValidationError) -> str:
-    """"--precision 'fp7': choose from 'fp32', ... or 'int4'" for each bad argument, joined on one line."""
+    """Each bad argument as `--precision 'fp7': choose from 'fp32', ... or 'int4'`, all on one line."""
     parts = []
     for error in exc.errors():
         names = [str(p) for p in error["loc"] if str(p) in PlanRequest.model_fields]
