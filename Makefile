@@ -12,9 +12,10 @@ run: install frontend                  ## set up, migrate the SQLite database an
 	$(BIN)/gpu-classroom migrate
 	$(BIN)/gpu-classroom serve --host $(HOST) --port $(PORT)
 
-test: install-test frontend chromium   ## set up and run the whole suite (unit, web, e2e in Chromium, PostgreSQL)
+test: install-test frontend chromium   ## set up and run the whole suite (lessons, ruff, mypy strict, layers, unit, web, e2e, PostgreSQL)
 	$(BIN)/gpu-classroom check lessons
 	$(BIN)/ruff check app tests bench
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q
 

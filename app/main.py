@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import gc
-import importlib
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -14,18 +13,34 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app import startup
 from app.classroom.db import Database
+from app.lessons.blocks import validate_lesson_block
 from app.lessons.glossary import load_glossary
 from app.lessons.loader import load_lessons
 from app.settings import Settings
-from app.web import errors, openapi
+from app.web import (
+    api,
+    apidocs,
+    classroom,
+    companion,
+    drills,
+    errors,
+    health,
+    openapi,
+    pages,
+    predictions,
+    present,
+    widgets,
+)
+from app.web.author import enable as enable_author_mode
 from app.web.guard import GuardMiddleware
 from app.web.security import SecurityMiddleware, Signer, redact_access_log
 from app.web.static import CachedStatic
 from app.web.templating import STATIC, Templates
-from app.widgets.base import validate_block
-from app.widgets.registry import get_widget
 
 log = logging.getLogger("gpu_classroom")
+# Every router, in the order its routes are matched: a new router module is added here.
+ROUTERS = (api.router, apidocs.router, classroom.router, companion.router, drills.router, health.router,
+           pages.router, predictions.router, present.router, widgets.router)
 _heap_frozen = False
 
 
@@ -46,40 +61,33 @@ def freeze_startup_heap() -> bool:
     return True
 
 
-def router_modules() -> list[object]:
-    """Every module of app/web that defines `router`: adding a router module adds its routes."""
-    import pkgutil
-
-    import app.web as web
-
-    modules = [importlib.import_module(f"app.web.{m.name}") for m in pkgutil.iter_modules(web.__path__)]
-    return [m for m in modules if hasattr(m, "router")]
-
-
-def validate_lesson_block(kind: str, name: str, params: dict[str, object], source: str = "",
-                          seeds: int | None = None) -> list[str]:
-    """Check a widget or drill block of a lesson against the registries; a drill the block declares itself is
-    self-checked over `seeds` draws (app/drills/declarative.py)."""
-    if kind == "drill" and "kind" in params:
-        from app.drills.declarative import SELF_CHECK_SEEDS
-        from app.web.lesson_drills import validate
-
-        return validate(name, params, source, SELF_CHECK_SEEDS if seeds is None else seeds)
-    if kind == "widget":
-        widget = get_widget(name)
-        return [f"unknown widget '{name}'"] if widget is None else validate_block(widget, params)
-    try:
-        drills = importlib.import_module("app.drills.registry")
-    except ImportError:
-        return [f"unknown drill '{name}' (no drills are installed)"]
-    result: list[str] = drills.validate_block(name, params)
-    return result
-
-
 def create_app(settings: Settings | None = None, *, author: bool = False) -> FastAPI:
     """A configured app; the database, migrations and lessons are set up in the lifespan. `author`: watch the
     lesson folders, reload a lesson on each save and refresh its open pages (app/web/author.py)."""
     settings = settings or Settings()
+    app = FastAPI(title="GPU Classroom", version="0.1.0", lifespan=_lifespan(settings, author),
+                  docs_url=None, redoc_url=None,
+                  description="Lessons on what AI workloads need, on a simulated DGX H100 (dgx-1). "
+                  "The /api routes expose the engine.")
+    app.state.settings = settings
+    app.state.templates = Templates()
+    errors.install(app)
+    api.install(app)
+    app.add_middleware(GuardMiddleware, public_url=settings.public_url)  # inside: refusals get the headers
+    app.add_middleware(SecurityMiddleware, secure=settings.secure_cookies)
+    redact_access_log()
+    app.add_middleware(GZipMiddleware, minimum_size=500)
+    app.mount("/static", CachedStatic(directory=STATIC, check_dir=False), name="static")
+    for router in ROUTERS:
+        app.include_router(router)
+    if author:
+        enable_author_mode(app, validate_lesson_block)
+    app.openapi = lambda: openapi.document(app)  # type: ignore[method-assign]
+    return app
+
+
+def _lifespan(settings: Settings, author: bool) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """Start-up and shut-down: the database (migrated), the signer, the lessons and the glossary."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -97,27 +105,6 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
         yield
         await db.close()
 
-    app = FastAPI(title="GPU Classroom", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description="Lessons on what AI workloads need, on a simulated DGX H100 (dgx-1). "
-                  "The /api routes expose the engine.")
-    app.state.settings = settings
-    app.state.templates = Templates()
-    errors.install(app)
-    app.add_middleware(GuardMiddleware, public_url=settings.public_url)  # inside: refusals get the headers
-    app.add_middleware(SecurityMiddleware, secure=settings.secure_cookies)
-    redact_access_log()
-    app.add_middleware(GZipMiddleware, minimum_size=500)
-    app.mount("/static", CachedStatic(directory=STATIC, check_dir=False), name="static")
-    for module in router_modules():
-        app.include_router(module.router)  # type: ignore[attr-defined]
-        if hasattr(module, "install"):
-            module.install(app)
-    if author:
-        from app.web.author import enable
-
-        enable(app, validate_lesson_block)
-    app.openapi = lambda: openapi.document(app)  # type: ignore[method-assign]
-    return app
-
+    return lifespan
 
 app = create_app()

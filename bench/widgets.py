@@ -29,8 +29,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.lessons.blocks import validate_lesson_block  # noqa: E402
 from app.lessons.loader import load_lessons  # noqa: E402
-from app.main import create_app, validate_lesson_block  # noqa: E402
+from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.widgets.registry import all_widgets  # noqa: E402
 

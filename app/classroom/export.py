@@ -1,13 +1,11 @@
-"""A class's data as CSV (learners, attempts) and JSON, safe to open in a spreadsheet; `gpu-classroom export`."""
+"""A class's data as CSV (learners, attempts) and JSON, safe to open in a spreadsheet (the instructor's export
+pages and `gpu-classroom export`)."""
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import csv
 import io
 import json
-import sys
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
@@ -144,41 +142,3 @@ def render(klass: Classroom, what: str, people: list[LearnerReport]) -> str:
     if what == "attempts":
         return attempts_csv(people)
     return everything_json(klass, outline, people)
-
-
-# --- gpu-classroom export -----------------------------------------------------------------------------
-
-
-def add_parser(parser: argparse.ArgumentParser) -> None:
-    """`gpu-classroom export CODE [--what learners|attempts|json] [--output FILE]`."""
-    parser.add_argument("code", help="the class code, such as K7M3QX")
-    parser.add_argument("--what", choices=FORMATS, default="json", help="learners CSV, attempts CSV or all as JSON")
-    parser.add_argument("--output", "-o", help="file to write (default: standard output)")
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Export one class from the configured database (whoever runs this can read the database anyway)."""
-    return asyncio.run(_run(args))
-
-
-async def _run(args: argparse.Namespace) -> int:
-    from app.classroom.classes import get_class
-    from app.settings import Settings
-
-    db = Database(Settings().resolved_database_url())
-    try:
-        klass = await get_class(db, args.code)
-        if klass is None:
-            print(f"error: no class with code {args.code!r}", file=sys.stderr)
-            return 2
-        text = await export(db, klass, args.what)
-    finally:
-        await db.close()
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    return 0

@@ -21,8 +21,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.classroom.db import Base, Database
 from app.classroom.models import utcnow
 from app.classroom.progress import touch_learner
-from app.profiling import ProfileReport
-from app.worksheet import FIELD_KEYS, FIELDS
+from app.engine.profiling import ProfileReport
+from app.engine.worksheet import FIELD_KEYS, FIELDS
 
 Status = Literal["known", "to_measure"]
 STATUS_LABELS: dict[str, str] = {"known": "known", "to_measure": "to measure"}

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from app.drills.base import Drill
 
 DRILLS: dict[str, Drill] = {}
-NOT_DRILLS = {"answers", "base", "declarative", "registry", "selfcheck", "seeds", "mistakes"}
+NOT_DRILLS = {"answers", "base", "declarative", "registry", "selfcheck", "seeds"}
 
 
 def register(drill: Drill) -> Drill:

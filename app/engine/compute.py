@@ -327,32 +327,3 @@ def tensor_parallel_seconds(arch: Architecture, tokens: int, gpus: int, precisio
     act = 4 if precision == "fp32" else 2
     per_layer = 2 * collective_seconds(tokens * arch.hidden * act, gpus)
     return arch.layers * per_layer
-
-
-class CpuComparison(BaseModel):
-    """The same FLOPs on dgx-1's two Xeons and on one of its GPUs, each at its arithmetic peak."""
-
-    flops: float = Field(description="Work to do, FLOPs")
-    cpu_peak_name: str = Field(description="Which CPU peak is used: AVX-512 FP32 or AMX BF16")
-    cpu_peak_flops: float = Field(description="That peak for both sockets, FLOP/s (arithmetic)")
-    cpu_seconds: float = Field(description="Time on the CPUs at that peak")
-    gpu_peak_flops: float = Field(description="Dense tensor peak of one H100 at the precision")
-    gpu_seconds: float = Field(description="Time on one GPU at its peak")
-    ratio: float = Field(description="How many times faster the GPU is")
-
-
-def cpu_comparison(flops: float, precision: str = "bf16") -> CpuComparison:
-    """Compare one H100 with the node's CPUs: AMX BF16 for 16-bit and smaller work, AVX-512 for fp32."""
-    cpu = DGX_H100.cpu
-    amx = precision != "fp32"
-    cpu_peak = cpu.peak_flops_bf16_amx if amx else cpu.peak_flops_fp32_avx512
-    gpu_peak = peak_flops(DGX_H100.gpu, precision)
-    return CpuComparison(
-        flops=flops,
-        cpu_peak_name="AMX BF16" if amx else "AVX-512 FP32",
-        cpu_peak_flops=cpu_peak,
-        cpu_seconds=flops / cpu_peak,
-        gpu_peak_flops=gpu_peak,
-        gpu_seconds=flops / gpu_peak,
-        ratio=gpu_peak / cpu_peak,
-    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -10,6 +9,20 @@ from typing import Any
 from jinja2 import StrictUndefined, Template
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from app.engine.chips import workload_timing
+from app.engine.compute import all_reduce, ridge
+from app.engine.decode import decode_roofline
+from app.engine.hardware import get_gpu, node
+from app.engine.memory import (
+    bytes_per_parameter,
+    korthikanti_activation_bytes,
+    training_bytes_per_parameter,
+    weight_bytes,
+)
+from app.engine.models import get_model
+from app.engine.plan import PlanRequest, make_plan
+from app.engine.training_run import RUN_SEQUENCE_TOKENS
+from app.engine.workload import FP8_SPEEDUP
 from app.format import FILTERS
 
 EXPRESSION = re.compile(r"\{\{(.+?)\}\}")
@@ -21,33 +34,22 @@ class ExpressionError(ValueError):
 
 def _engine_names() -> dict[str, Any]:
     """The names a lesson may use; each is the engine's own function or constant."""
-    names: dict[str, Any] = {}
-    specs = {
-        "model": ("app.engine.models", "get_model"),
-        "gpu": ("app.engine.hardware", "get_gpu"),
-        "node": ("app.engine.hardware", "node"),
-        "bytes_per_parameter": ("app.engine.memory", "bytes_per_parameter"),
-        "training_bytes_per_parameter": ("app.engine.memory", "training_bytes_per_parameter"),
-        "weight_bytes": ("app.engine.memory", "weight_bytes"),
-        "textbook_activation_bytes": ("app.engine.memory", "korthikanti_activation_bytes"),
-        "fp8_speedup": ("app.engine.workload", "FP8_SPEEDUP"),
-        "ridge": ("app.engine.compute", "ridge"),
-        "decode_roofline": ("app.engine.decode", "decode_roofline"),
-        "all_reduce": ("app.engine.compute", "all_reduce"),
-        "workload_timing": ("app.engine.chips", "workload_timing"),
-        "training_sequence_tokens": ("app.engine.training_run", "RUN_SEQUENCE_TOKENS"),
+    return {
+        "plan": lambda **fields: make_plan(PlanRequest(**fields)),
+        "model": get_model,
+        "gpu": get_gpu,
+        "node": node,
+        "bytes_per_parameter": bytes_per_parameter,
+        "training_bytes_per_parameter": training_bytes_per_parameter,
+        "weight_bytes": weight_bytes,
+        "textbook_activation_bytes": korthikanti_activation_bytes,
+        "fp8_speedup": FP8_SPEEDUP,
+        "ridge": ridge,
+        "decode_roofline": decode_roofline,
+        "all_reduce": all_reduce,
+        "workload_timing": workload_timing,
+        "training_sequence_tokens": RUN_SEQUENCE_TOKENS,
     }
-    try:
-        plan_module = importlib.import_module("app.engine.plan")
-        names["plan"] = lambda **fields: plan_module.make_plan(plan_module.PlanRequest(**fields))
-    except ImportError:
-        pass
-    for name, (module, attr) in specs.items():
-        try:
-            names[name] = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError):
-            continue
-    return names
 
 
 class Evaluator:

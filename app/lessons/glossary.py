@@ -127,47 +127,57 @@ def load_glossary(roots: Path | Sequence[Path]) -> tuple[Glossary, list[Problem]
     problems: list[Problem] = []
     terms: list[Term] = []
     steps = _step_numbers([r for r in roots if r.is_dir()])
-    seen: dict[str, str] = {}
+    seen: dict[str, str] = {}  # every name and alias so far -> its term
     for root in roots:
         path = root / GLOSSARY_FILE
-        if not path.is_file():
-            continue
-        text = path.read_text(encoding="utf-8")
-        try:
-            raw: Any = yaml.safe_load(text) or []
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            problems.append(Problem(file=str(path), line=(mark.line + 1) if mark else 1, message=f"bad YAML: {exc}"))
-            continue
-        if not isinstance(raw, list):
-            problems.append(Problem(file=str(path), line=1, message="the glossary must be a list of terms"))
-            continue
-        for entry in raw:
-            name = str(entry.get("term", "")) if isinstance(entry, dict) else ""
-            line = _line_of(text, f"term: {name}") if name else 1
-            try:
-                spec = TermSpec.model_validate(entry)
-            except ValidationError as exc:
-                for e in exc.errors():
-                    where = ".".join(str(p) for p in e["loc"]) or "entry"
-                    problems.append(Problem(file=str(path), line=line, message=f"glossary {where}: {e['msg']}"))
-                continue
-            for alias in [spec.term, *spec.aliases]:
-                key = alias if alias != alias.lower() else alias.lower()  # names with capitals differ by case
-                if key in seen:
-                    problems.append(Problem(file=str(path), line=line,
-                                            message=f"'{alias}' is already a glossary name (of '{seen[key]}')"))
-                seen[key] = spec.term
-            if spec.taught_in not in steps:
-                problems.append(Problem(file=str(path), line=line,
-                                        message=f"'{spec.term}' is taught in '{spec.taught_in}', which is no step "
-                                        "of any lesson (write lesson-slug/step-file.md)"))
-                continue
-            number, title = steps[spec.taught_in]
-            terms.append(Term(term=spec.term, aliases=spec.aliases, definition=spec.definition,
-                              lesson=spec.taught_in.split("/")[0], step=number, step_title=title,
-                              file=str(path), line=line))
+        if path.is_file():
+            terms += _read_file(path, steps, seen, problems)
     return Glossary(terms=terms), problems
+
+
+def _read_file(path: Path, steps: dict[str, tuple[int, str]], seen: dict[str, str],
+               problems: list[Problem]) -> list[Term]:
+    """The terms of one glossary.yaml; its problems are added to `problems`."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw: Any = yaml.safe_load(text) or []
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problems.append(Problem(file=str(path), line=(mark.line + 1) if mark else 1, message=f"bad YAML: {exc}"))
+        return []
+    if not isinstance(raw, list):
+        problems.append(Problem(file=str(path), line=1, message="the glossary must be a list of terms"))
+        return []
+    terms = [_read_entry(entry, path, text, steps, seen, problems) for entry in raw]
+    return [t for t in terms if t is not None]
+
+
+def _read_entry(entry: Any, path: Path, text: str, steps: dict[str, tuple[int, str]], seen: dict[str, str],
+                problems: list[Problem]) -> Term | None:
+    """One glossary entry as a Term, or None when it is malformed or names no step (its problems added)."""
+    name = str(entry.get("term", "")) if isinstance(entry, dict) else ""
+    line = _line_of(text, f"term: {name}") if name else 1
+    try:
+        spec = TermSpec.model_validate(entry)
+    except ValidationError as exc:
+        for e in exc.errors():
+            where = ".".join(str(p) for p in e["loc"]) or "entry"
+            problems.append(Problem(file=str(path), line=line, message=f"glossary {where}: {e['msg']}"))
+        return None
+    for alias in [spec.term, *spec.aliases]:
+        key = alias if alias != alias.lower() else alias.lower()  # names with capitals differ by case
+        if key in seen:
+            problems.append(Problem(file=str(path), line=line,
+                                    message=f"'{alias}' is already a glossary name (of '{seen[key]}')"))
+        seen[key] = spec.term
+    if spec.taught_in not in steps:
+        problems.append(Problem(file=str(path), line=line,
+                                message=f"'{spec.term}' is taught in '{spec.taught_in}', which is no step "
+                                "of any lesson (write lesson-slug/step-file.md)"))
+        return None
+    number, title = steps[spec.taught_in]
+    return Term(term=spec.term, aliases=spec.aliases, definition=spec.definition,
+                lesson=spec.taught_in.split("/")[0], step=number, step_title=title, file=str(path), line=line)
 
 
 def render_marker(term: Term | None, shown: str, uid: str) -> str:

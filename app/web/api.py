@@ -133,5 +133,5 @@ async def engine_error_handler(request: Request, exc: Exception) -> Response:
 
 
 def install(app: FastAPI) -> None:
-    """Register the engine's error handler on an app (create_app calls this for every router module)."""
+    """Register the engine's error handler on an app (create_app calls it)."""
     app.add_exception_handler(EngineError, engine_error_handler)

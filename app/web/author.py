@@ -9,10 +9,8 @@ outside author mode: the events route and the banner are added by `enable(app)` 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,7 +32,7 @@ CHECK_EVERY = 0.05  # seconds between looks at a lesson's version while a page w
 WATCH_STEP_MS = 50  # a burst of saves is one reload once the files have been quiet this long
 WATCH_DEBOUNCE_MS = 400  # ... or after this long at most
 
-author_router = APIRouter(include_in_schema=False)  # not `router`: app.main includes those in every app
+author_router = APIRouter(include_in_schema=False)  # added by enable(app) only, never listed in app.main
 
 
 class AuthorView(BaseModel):
@@ -128,33 +126,3 @@ def enable(app: FastAPI, validate: BlockValidator) -> None:
     app.router.lifespan_context = lifespan
     app.include_router(author_router)
     app.state.templates.env.globals["author"] = author_view
-
-
-def cmd_author(args: argparse.Namespace) -> int:
-    """Serve in author mode on one process: the configured lessons plus the folders given, watched."""
-    import uvicorn
-
-    from app.main import create_app
-
-    settings = Settings()
-    extra = [str(Path(p)) for p in args.path]
-    settings = settings.model_copy(update={"lessons_dirs": os.pathsep.join([settings.lessons_dirs, *extra])})
-    host, port = args.host or settings.host, args.port or settings.port
-    folders = ", ".join(str(d) for d in settings.lesson_dirs())
-    print(f"Author mode on http://{host}:{port}/ watching {folders}: save a file and its pages refresh "
-          "(Ctrl-C stops)", flush=True)
-    uvicorn.run(create_app(settings, author=True), host=host, port=port, log_level="warning",
-                timeout_graceful_shutdown=2)
-    return 0
-
-
-def add_parser(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `gpu-classroom author`."""
-    parser.description = ("Serve the lessons and watch their folders: each save reloads the changed lesson and "
-                          "refreshes its open pages; problems show in a banner above the last good version.")
-    parser.add_argument("path", nargs="*", help="more lesson folders to serve and watch (a folder of lessons, or "
-                        "one lesson's folder), beside the configured ones")
-    parser.add_argument("--host")
-    parser.add_argument("--port", type=int)
-    parser.set_defaults(func=cmd_author)
-

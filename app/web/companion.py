@@ -10,16 +10,16 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
-from app import profiling
 from app.classroom import sheets
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
+from app.engine import profiling
+from app.engine.worksheet import FIELDS
 from app.web import heavy
 from app.web.contexts import WidgetView
 from app.web.deps import DB, Config, LearnerId, Tpl, is_htmx
 from app.web.security import require_csrf
 from app.widgets.base import readable
-from app.worksheet import FIELDS
 
 router = APIRouter()
 

@@ -85,42 +85,51 @@ class GuardMiddleware:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        if has_control(scope["path"]):
-            await refuse(scope, receive, send, 404, NOWHERE)
+        refusal = self.refusal(scope, headers)
+        if refusal is None and scope["method"] in UNSAFE:
+            try:
+                body = await read_body(receive)
+            except TooLarge:
+                refusal = (413, TOO_LARGE)
+            else:
+                if body_has_control(body, headers.get("content-type", "")):
+                    refusal = (422, CONTROL_TEXT)
+                receive = replaying(body, receive)
+        if refusal is not None:
+            await refuse(scope, receive, send, *refusal)
             return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
+        """The status and message that refuse a request before its body is read, or None."""
+        if has_control(scope["path"]):
+            return 404, NOWHERE
         query = scope.get("query_string", b"").decode("latin-1")
         if query and any(has_control(k) or has_control(v) for k, v in parse_qsl(query, keep_blank_values=True)):
-            await refuse(scope, receive, send, 422, CONTROL_TEXT)
-            return
+            return 422, CONTROL_TEXT
         if scope["method"] not in UNSAFE:
-            await self.app(scope, receive, send)
-            return
+            return None
         origin = headers.get("origin")
         if origin is not None and not allowed_origin(origin, scope, self.public_url):
-            await refuse(scope, receive, send, 403, CROSS_SITE)
-            return
+            return 403, CROSS_SITE
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > BODY_MAX:
-            await refuse(scope, receive, send, 413, TOO_LARGE)
-            return
-        try:
-            body = await read_body(receive)
-        except TooLarge:
-            await refuse(scope, receive, send, 413, TOO_LARGE)
-            return
-        if body_has_control(body, headers.get("content-type", "")):
-            await refuse(scope, receive, send, 422, CONTROL_TEXT)
-            return
-        sent = False
+            return 413, TOO_LARGE
+        return None
 
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()  # after the body: wait for the disconnect, as the server would say
 
-        await self.app(scope, replay, send)
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive channel that gives the body already read, then waits on the real one (for the disconnect)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()  # after the body: wait for the disconnect, as the server would say
+
+    return replay
 
 
 async def read_body(receive: Receive) -> bytes:

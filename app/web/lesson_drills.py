@@ -8,26 +8,16 @@ the lesson the app serves now, so a lesson reloaded in author mode serves its ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import cache
-from typing import Any
-
 from pydantic import ValidationError
 
 from app.drills import declarative
 from app.drills.base import Drill
 from app.drills.registry import all_drills, get_drill
-from app.lessons.expressions import Evaluator
+from app.lessons.blocks import evaluator
 from app.lessons.model import Block, Lesson
 
 _built: dict[tuple[str, str], Drill] = {}
 MAX_BUILT = 256  # drills kept built; an author saving many versions of one block does not grow memory for ever
-
-
-@cache
-def evaluator() -> Evaluator:
-    """The one evaluator of declared drills' expressions (it caches compiled expressions)."""
-    return Evaluator()
 
 
 def drill_for(block: Block) -> Drill | None:
@@ -66,8 +56,3 @@ def every_drill(lessons: list[Lesson]) -> dict[str, Drill]:
 def find_drill(lessons: list[Lesson], name: str) -> Drill | None:
     """The drill called `name`: a built-in one, or one a lesson declares (`lesson-slug/drill-id`)."""
     return get_drill(name) or (lesson_drills(lessons).get(name) if "/" in name else None)
-
-
-def validate(name: str, params: Mapping[str, Any], source: str, seeds: int) -> list[str]:
-    """Problems with a declared drill block, each with its line offset (the format, then its self-check)."""
-    return list(declarative.check(params, source, evaluator(), seeds=seeds, name=name))

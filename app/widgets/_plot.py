@@ -50,11 +50,6 @@ def linear_ticks(top: float, length: float, label: Callable[[float], str], targe
     ]
 
 
-def axis_end(ticks: Sequence[Tick]) -> float:
-    """The value at the end of a linear axis (its last tick)."""
-    return ticks[-1].value if ticks else 1.0
-
-
 def stacked(parts: Sequence[tuple[str, str, float]], scale: float) -> list[Segment]:
     """Consecutive segments of a horizontal bar, `scale` SVG units per unit of value; empty parts skipped."""
     x, out = 0.0, []

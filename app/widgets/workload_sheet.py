@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from app.engine.worksheet import FIELD_KEYS, FIELDS, FieldSpec
 from app.widgets.base import Widget
 from app.widgets.registry import register
-from app.worksheet import FIELD_KEYS, FIELDS, FieldSpec
 
 EXPORTS = ("markdown", "json")
 

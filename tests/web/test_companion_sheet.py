@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app import profiling
 from app.classroom import sheets
+from app.engine import profiling
+from app.engine.profiling import ProfileReport
 from app.format import md as markdown_text
-from app.profiling import ProfileReport
 
 HX = {"HX-Request": "true"}
 SHEET = "/companion/sheet"

@@ -132,6 +132,7 @@ def test_a_learner_away_for_an_hour_is_counted_twenty_minutes_on_that_step(url: 
         async with db.session() as s:
             return float((await s.execute(select(StepTime.seconds).where(StepTime.step == 1))).scalar_one())
 
+    # a second of wall clock between the requests
     assert run(url, scenario) == pytest.approx(classes.IDLE_CAP.total_seconds(), abs=1)
 
 

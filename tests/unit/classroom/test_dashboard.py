@@ -55,7 +55,7 @@ def test_drill_stats_give_share_right_and_the_commonest_wrong_answers_as_typed(u
 
     d = run(url, scenario)
     assert (d.key, d.attempts, d.learners, d.correct) == (DRILL, 6, 4, 2)
-    assert d.correct_share == pytest.approx(2 / 6)
+    assert d.correct_share == pytest.approx(2 / 6, rel=1e-9)  # two of six: float rounding only
     assert [(w.text, w.count) for w in d.wrong][0] == ("8", 2)  # "8 " and "8" are the same answer, trimmed
     assert {w.text for w in d.wrong} == {"8", "2", "eight"} and d.other_wrong == 0
 
@@ -93,7 +93,7 @@ def test_time_well_above_the_class_75th_percentile_flags_a_learner(url: str) -> 
         return await dashboard.build_dashboard(db, klass)
 
     board = run(url, scenario)
-    assert board.steps[1].p75_seconds == pytest.approx(180, abs=3)
+    assert board.steps[1].p75_seconds == pytest.approx(180, abs=3)  # seconds of wall clock between the rewinds
     flagged = {r.name: r.reasons for r in board.stuck}
     assert list(flagged) == ["Slow"]
     assert flagged["Slow"][0].startswith("long on step 2: 9 min (class 75th percentile 3 min)")

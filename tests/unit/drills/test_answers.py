@@ -41,7 +41,7 @@ GB = 1e9
     ],
 )
 def test_a_size_means_what_it_says_in_any_unit(typed: str, gigabytes: float) -> None:
-    assert parse_size(typed) == pytest.approx(gigabytes * GB, rel=1e-12)
+    assert parse_size(typed) == pytest.approx(gigabytes * GB, rel=1e-12)  # float rounding only
 
 
 @pytest.mark.parametrize(
@@ -72,17 +72,19 @@ def test_a_unit_of_the_wrong_kind_or_no_number_gets_a_clear_message(typed: str, 
     unit=st.sampled_from(SIZE_SPELLINGS),
 )
 def test_any_value_written_in_any_supported_unit_parses_back_to_the_same_bytes(nbytes: float, unit: str) -> None:
-    assert parse_size(write_size(nbytes, unit)) == pytest.approx(nbytes, rel=1e-12)
+    assert parse_size(write_size(nbytes, unit)) == pytest.approx(nbytes, rel=1e-12)  # float rounding only
 
 
 @given(whole=st.integers(min_value=1000, max_value=10**15), unit=st.sampled_from(["B", "MB", "KiB"]))
 def test_thousands_separators_read_the_same_as_plain_digits(whole: int, unit: str) -> None:
     assert parse_size(f"{whole:,} {unit}") == parse_size(f"{whole} {unit}")
+    # float rounding only
     assert parse_size(f"{whole:,} {unit}") == pytest.approx(whole * SIZE_UNITS[unit.lower()], rel=1e-15)
 
 
 @given(value=st.floats(min_value=1e-3, max_value=1e5, allow_nan=False), unit=st.sampled_from(["GB", "GiB", "TB"]))
 def test_scientific_notation_reads_like_the_plain_number(value: float, unit: str) -> None:
+    # %e keeps six digits
     assert parse_size(f"{value:e} {unit}") == pytest.approx(parse_size(f"{value!r} {unit}"), rel=1e-6)
 
 

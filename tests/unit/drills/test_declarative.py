@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from app.drills import declarative
 from app.drills.base import AnswerErrors, Drill, Question, typed_form
 from app.drills.seeds import MAX_SEED
+from app.lessons.blocks import validate_lesson_block
 from app.lessons.expressions import Evaluator
 from app.lessons.loader import load_lessons
-from app.main import validate_lesson_block
 from app.web.lesson_drills import lesson_drills
 from tests.unit.drills.drill_helpers import drill, find, right_answers
 

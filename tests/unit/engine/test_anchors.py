@@ -49,7 +49,9 @@ def test_the_engine_side_of_the_kv_budget_and_the_mfu_rows_is_close() -> None:
     """The two rows the engine can match already: within 5 % (the engine's 80 GB budget against vLLM's 0.9 ×
     85.5 GB; its default MFU against Meta's 41 %)."""
     rows = {r.id: r for r in anchor_rows()}
+    # the docstring's 5 %: the engine's budget against vLLM's
     assert rows["vllm-kv-budget"].ratio == pytest.approx(1.0, abs=0.05)
+    # the docstring's 5 %: the default MFU against Meta's 41 %
     assert rows["llama3-mfu-16k"].ratio == pytest.approx(1.0, abs=0.05)
 
 

@@ -11,7 +11,7 @@ def test_llama_8b_serves_on_one_gpu_and_trains_on_a_dgx1() -> None:
     c = train_vs_serve("llama-3.1-8b")
     assert c.serve_gpus == 1 and c.serve.fits
     assert c.train_gpus == 8 and c.train.fits
-    assert c.state_bytes / 1e9 == pytest.approx(128.5, rel=0.005)
+    assert c.state_bytes / 1e9 == pytest.approx(128.5, rel=0.005)  # the published figure is rounded to this
     assert c.flops_ratio == 3
 
 

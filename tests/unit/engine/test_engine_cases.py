@@ -20,8 +20,8 @@ LLAMA_405B = get_model("llama-3.1-405b")
 def test_case_1_llama_8b_bf16_weights_are_16_06_gb_or_14_96_gib() -> None:
     """8,030,261,248 parameters × 2 B (config.json; H100 datasheet units). Tolerance 0.5 %."""
     nbytes = weight_bytes(LLAMA_8B, "bf16")
-    assert nbytes / GB == pytest.approx(16.06, rel=0.005)
-    assert nbytes / GiB == pytest.approx(14.96, rel=0.005)
+    assert nbytes / GB == pytest.approx(16.06, rel=0.005)  # the case states 0.5 %
+    assert nbytes / GiB == pytest.approx(14.96, rel=0.005)  # the case states 0.5 %
 
 
 def test_case_2_seven_billion_parameters_at_16_bits_are_14_gb_or_13_04_gib() -> None:
@@ -41,9 +41,11 @@ def test_case_3_llama_70b_weights_are_141_1_gb_in_bf16_and_70_6_gb_in_fp8(
     parameters × bits ÷ 8, still `whole_model=True`). A real fp8 checkpoint keeps the embeddings and
     LM head in bf16 (2 × 128,256 × 8,192 parameters at 2 B): 72.65 GB, 2.9 % above the case.
     """
+    # the published figure is rounded to this
     assert weight_bytes(LLAMA_70B, precision, whole_model=True) / GB == pytest.approx(expected_gb, rel=0.01)
     kept = LLAMA_70B.parameters - LLAMA_70B.block_matrix_parameters
     real = expected_gb * GB + (kept if precision == "fp8" else 0)
+    # checkpoint sizes as published, rounded
     assert weight_bytes(LLAMA_70B, precision) / GB == pytest.approx(real / GB, rel=0.01)
 
 
@@ -74,7 +76,7 @@ def test_case_7_training_llama_8b_with_adam_on_one_gpu_needs_128_5_gb_of_state_a
     """2 + 2 + 4 + 4 + 4 = 16 B a parameter (Ultra-Scale Playbook), the sum, not Adam alone. Decision."""
     plan = make_plan(PlanRequest(model="llama-3.1-8b", mode="train", optimizer="adam", gpus=1))
     state = plan.per_gpu.weights + plan.per_gpu.gradients + plan.per_gpu.optimizer
-    assert state / GB == pytest.approx(128.5, rel=0.005)
+    assert state / GB == pytest.approx(128.5, rel=0.005)  # the published figure is rounded to this
     assert not plan.fits
     assert plan.bottleneck == "capacity"
 
@@ -86,7 +88,7 @@ def test_case_8_zero_over_8_gpus_leaves_44_2_30_1_16_1_gb_a_gpu_before_activatio
     """ZeRO-1 2Ψ+2Ψ+12Ψ/8, ZeRO-2 2Ψ+14Ψ/8, ZeRO-3 16Ψ/8 (Ultra-Scale Playbook). Tolerance 0.5 %."""
     plan = make_plan(PlanRequest(model="llama-3.1-8b", mode="train", gpus=8, sharding=sharding))
     state = plan.per_gpu.weights + plan.per_gpu.gradients + plan.per_gpu.optimizer
-    assert state / GB == pytest.approx(expected_gb, rel=0.005)
+    assert state / GB == pytest.approx(expected_gb, rel=0.005)  # the published figure is rounded to this
 
 
 @pytest.mark.parametrize(("precision", "expected"), [("bf16", 295), ("fp8", 591)])
@@ -94,15 +96,15 @@ def test_case_9_h100_ridge_point_is_295_flops_a_byte_in_bf16_and_591_in_fp8(
     precision: str, expected: float
 ) -> None:
     """989 (or 1,979) dense TFLOPS ÷ 3.35 TB/s (H100 datasheet). Tolerance 1 %."""
-    assert ridge("h100", precision) == pytest.approx(expected, rel=0.01)
+    assert ridge("h100", precision) == pytest.approx(expected, rel=0.01)  # the published figure is rounded to this
 
 
 def test_case_10_llama_8b_decodes_at_most_208_6_tokens_a_second_on_one_h100_ignoring_kv() -> None:
     """3.35 TB/s ÷ 16.06 GB = 208.6 tokens/s, 4.79 ms a token (scaling-book GPU chapter). Tolerance 1 %."""
     step = decode_step(H100_SXM, "bf16", weight_bytes(LLAMA_8B, "bf16"), LLAMA_8B.active_parameters, batch=1)
     assert step.binds == "memory-bandwidth"
-    assert step.seconds == pytest.approx(4.79e-3, rel=0.01)
-    assert 1 / step.seconds == pytest.approx(208.6, rel=0.01)
+    assert step.seconds == pytest.approx(4.79e-3, rel=0.01)  # the published figure is rounded to this
+    assert 1 / step.seconds == pytest.approx(208.6, rel=0.01)  # the published figure is rounded to this
 
 
 def test_case_11_with_an_8192_token_context_decode_takes_5_11_ms_with_the_whole_table_4_80_ms_with_one_row() -> None:
@@ -111,12 +113,14 @@ def test_case_11_with_an_8192_token_context_decode_takes_5_11_ms_with_the_whole_
     (15.01 + 1.07) GB ÷ 3.35 TB/s = 4.80 ms → 208 tokens/s: the case changes by that table, explained
     here. Tolerance 1 %."""
     whole = decode_step(H100_SXM, "bf16", weight_bytes(LLAMA_8B, "bf16") + 1.074e9, LLAMA_8B.parameters, 1)
-    assert whole.seconds == pytest.approx(5.11e-3, rel=0.01)
-    assert 1 / whole.seconds == pytest.approx(195.5, rel=0.01)
+    assert whole.seconds == pytest.approx(5.11e-3, rel=0.01)  # the published figure is rounded to this
+    assert 1 / whole.seconds == pytest.approx(195.5, rel=0.01)  # the published figure is rounded to this
     plan = make_plan(PlanRequest(model="llama-3.1-8b", context_tokens=8192))
     assert plan.serve is not None
     table = (LLAMA_8B.vocab - 1) * LLAMA_8B.hidden * 2
+    # the published figure is rounded to this
     assert plan.serve.decode_seconds_per_token == pytest.approx(5.11e-3 - table / 3.35e12, rel=0.01)
+    # the published figure is rounded to this
     assert plan.serve.decode_seconds_per_token == pytest.approx(4.80e-3, rel=0.01)
     assert plan.bottleneck == "memory-bandwidth"
 
@@ -132,14 +136,17 @@ def test_case_12_prefill_of_2048_tokens_is_33_3_ms_at_full_peak_and_66_5_ms_at_h
     plan = make_plan(PlanRequest(model="llama-3.1-8b", prompt_tokens=2048, mfu=mfu))
     assert plan.serve is not None
     dense = 2 * LLAMA_8B.parameters * 2048 / (989e12 * mfu)
-    assert dense * 1e3 == pytest.approx(expected_ms, rel=0.02)
+    assert dense * 1e3 == pytest.approx(expected_ms, rel=0.02)  # the published figure is rounded to this
     attention = 2 * 32 * 4096 * 2048**2 / (989e12 * mfu)
+    # the attention term is itself rounded
     assert plan.serve.prefill_seconds == pytest.approx(dense + attention, rel=0.005)
+    # the published figure is rounded to this
     assert plan.serve.prefill_seconds * 1e3 == pytest.approx(expected_ms * 1.0334, rel=0.02)
 
 
 def test_case_13_llama_405b_on_15_6_t_tokens_is_3_8e25_flops() -> None:
     """6 × 405.85 B × 15.6 × 10¹² (Llama 3 paper: 3.8 × 10²⁵). Tolerance 2 %."""
+    # Meta's 3.8 × 10²⁵ is rounded
     assert training_flops(LLAMA_405B.parameters, 15.6e12) == pytest.approx(3.8e25, rel=0.02)
 
 
@@ -149,7 +156,8 @@ def test_case_14_that_run_takes_66_days_on_16384_h100s_at_41_percent_and_millenn
     cluster = make_plan(PlanRequest(gpus=16_384, **fields))  # type: ignore[arg-type]
     alone = make_plan(PlanRequest(gpus=1, **fields))  # type: ignore[arg-type]
     assert cluster.train is not None and alone.train is not None
-    assert cluster.train.seconds == pytest.approx(5.7e6, rel=0.03)
+    assert cluster.train.seconds == pytest.approx(5.7e6, rel=0.03)  # the published figure is rounded to this
+    # the published figure is rounded to this
     assert cluster.train.seconds / SECONDS_PER_DAY == pytest.approx(66, rel=0.03)
     assert alone.train.seconds / SECONDS_PER_YEAR > 1000
     assert not alone.fits
@@ -161,12 +169,14 @@ def test_case_15_llama_8b_on_15_t_tokens_takes_one_dgx_1_about_7_2_years() -> No
         PlanRequest(model="llama-3.1-8b", mode="train", gpus=DGX_H100.gpus, train_tokens=15e12, mfu=0.4)
     )
     assert plan.train is not None
-    assert plan.train.flops == pytest.approx(7.2e23, rel=0.02)
+    assert plan.train.flops == pytest.approx(7.2e23, rel=0.02)  # the published figure is rounded to this
+    # the published figure is rounded to this
     assert plan.train.seconds / SECONDS_PER_YEAR == pytest.approx(7.2, rel=0.02)
 
 
 def test_case_16_all_reducing_llama_8b_bf16_gradients_over_nvlink_takes_62_5_ms() -> None:
     """2 × 7/8 × 16.06 GB ÷ 450 GB/s (ring all-reduce; NVLink 4 each way). Tolerance 5 %."""
+    # a ring all-reduce estimate, not a measurement
     assert all_reduce(weight_bytes(LLAMA_8B, "bf16"), 8, "nvlink") == pytest.approx(62.5e-3, rel=0.05)
 
 
@@ -174,7 +184,7 @@ def test_case_17_copying_llama_8b_weights_over_pcie_gen5_takes_at_least_a_quarte
     """16.06 GB ÷ 63 GB/s each way (PCIe 5.0: 32 GT/s × 16 lanes, 128b/130b). Tolerance 10 %."""
     seconds = transfer_seconds(weight_bytes(LLAMA_8B, "bf16"), "pcie")
     assert seconds >= 0.25
-    assert seconds == pytest.approx(0.25, rel=0.10)
+    assert seconds == pytest.approx(0.25, rel=0.10)  # an order-of-magnitude case
 
 
 def test_case_18_dgx_1_at_10_2_kw_for_a_day_uses_244_8_kwh() -> None:

@@ -29,15 +29,15 @@ def test_dense_parameter_counts_match_the_published_counts_exactly(model_id: str
 def test_mixtral_holds_46_7_b_parameters_but_uses_12_9_b_a_token() -> None:
     """Mixtral paper (Jiang et al. 2024): 46.7 B total, 12.9 B active; router weights counted. 0.5 %."""
     mixtral = get_model("mixtral-8x7b")
-    assert mixtral.parameters == pytest.approx(46.7e9, rel=0.005)
-    assert mixtral.active_parameters == pytest.approx(12.9e9, rel=0.005)
+    assert mixtral.parameters == pytest.approx(46.7e9, rel=0.005)  # the model card rounds
+    assert mixtral.active_parameters == pytest.approx(12.9e9, rel=0.005)  # the model card rounds
 
 
 def test_gpt_3_lands_near_175_b_with_a_two_matrix_mlp_biases_and_learned_positions() -> None:
     """Brown et al. 2020, table 2.1: 175.0 B. Tolerance 1 %."""
     gpt3 = get_model("gpt-3-175b")
     assert not gpt3.gated_mlp and gpt3.biases and gpt3.position_embeddings == 2048
-    assert gpt3.parameters == pytest.approx(175e9, rel=0.01)
+    assert gpt3.parameters == pytest.approx(175e9, rel=0.01)  # the paper rounds
 
 
 def test_lessons_find_the_attributes_they_rely_on() -> None:
@@ -99,7 +99,7 @@ def test_h100_figures_are_the_datasheet_dense_figures() -> None:
     assert h100.peak_flops["bf16"] == 989 * TFLOPS and h100.peak_flops["fp8"] == 1979 * TFLOPS
     assert h100.peak_flops["tf32"] == 495 * TFLOPS and h100.peak_flops["fp32"] == 67 * TFLOPS
     assert h100.nvlink_bandwidth == 450 * GB
-    assert h100.pcie_bandwidth == pytest.approx(63e9, rel=0.01)
+    assert h100.pcie_bandwidth == pytest.approx(63e9, rel=0.01)  # the datasheet rounds
 
 
 def test_every_gpu_has_the_fields_lessons_use() -> None:
@@ -152,6 +152,6 @@ def test_the_xeon_peaks_are_the_arithmetic_ones_for_two_sockets() -> None:
     """
     cpu = node().cpu
     assert cpu.cores == 112
-    assert cpu.peak_flops_bf16_amx == pytest.approx(2 * 115e12, rel=0.01)
-    assert cpu.peak_flops_fp32_avx512 == pytest.approx(2 * 7.2e12, rel=0.01)
-    assert cpu.memory_bandwidth == pytest.approx(563.2e9, rel=0.001)
+    assert cpu.peak_flops_bf16_amx == pytest.approx(2 * 115e12, rel=0.01)  # the datasheet rounds
+    assert cpu.peak_flops_fp32_avx512 == pytest.approx(2 * 7.2e12, rel=0.01)  # the datasheet rounds
+    assert cpu.memory_bandwidth == pytest.approx(563.2e9, rel=0.001)  # 2 × 8 channels × 4,400 MT/s × 8 B, exact

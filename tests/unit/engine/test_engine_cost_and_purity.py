@@ -27,7 +27,8 @@ def test_energy_is_watts_times_hours() -> None:
 
 
 def test_the_power_bill_includes_the_facility_overhead() -> None:
-    assert power_cost(1000, 1, price_per_kwh=0.2, pue=1.5) == pytest.approx(0.3)
+    # prices times kWh: float rounding only
+    assert power_cost(1000, 1, price_per_kwh=0.2, pue=1.5) == pytest.approx(0.3, rel=1e-9)
 
 
 def test_owning_pays_only_above_the_break_even_utilisation() -> None:
@@ -36,7 +37,8 @@ def test_owning_pays_only_above_the_break_even_utilisation() -> None:
     assert own_vs_rent(even - 0.05).cheaper == "rent"
     assert own_vs_rent(even + 0.05).cheaper == "own"
     at = own_vs_rent(even)
-    assert at.own_usd_per_year == pytest.approx(at.rent_usd_per_year)
+    # at break-even by definition: float rounding only
+    assert at.own_usd_per_year == pytest.approx(at.rent_usd_per_year, rel=1e-9)
 
 
 def test_cheap_rent_can_make_owning_never_pay() -> None:

@@ -87,7 +87,7 @@ def test_adam_fp32_trains_fp32_weights_whatever_precision_the_plan_asks() -> Non
     plan = make_plan(
         PlanRequest(mode="train", optimizer="adam-fp32", precision="bf16", gpus=8, sharding="zero3")
     )
-    assert plan.per_gpu.weights == pytest.approx(LLAMA_8B.parameters * 4 / 8, abs=1)
+    assert plan.per_gpu.weights == pytest.approx(LLAMA_8B.parameters * 4 / 8, abs=1)  # whole bytes
 
 
 def test_a_llama_layer_keeps_41_h_bytes_a_token_without_checkpointing() -> None:
@@ -163,8 +163,8 @@ def test_runtime_is_the_cuda_context_and_libraries_on_every_gpu() -> None:
 
 def test_tensor_parallel_serving_splits_weights_and_kv_heads() -> None:
     one, eight = per_gpu(PlanRequest(gpus=1)), per_gpu(PlanRequest(gpus=8))
-    assert eight.weights == pytest.approx(one.weights / 8, abs=1)
-    assert eight.kv_cache == pytest.approx(one.kv_cache / 8, abs=1)
+    assert eight.weights == pytest.approx(one.weights / 8, abs=1)  # whole bytes
+    assert eight.kv_cache == pytest.approx(one.kv_cache / 8, abs=1)  # whole bytes
 
 
 def test_past_the_kv_head_count_each_gpu_still_keeps_a_whole_head() -> None:

@@ -100,8 +100,8 @@ def test_full_checkpointing_costs_a_third_more_hardware_flops_but_mfu_counts_mod
     on = plan.train
     assert off is not None and on is not None
     assert on.flops == off.flops and on.seconds == off.seconds
-    assert on.hardware_flops / on.flops == pytest.approx(8 / 6)  # rel 1e-6: floating point only
-    assert on.hfu == pytest.approx(0.4 * 8 / 6)  # rel 1e-6: floating point only
+    assert on.hardware_flops / on.flops == pytest.approx(8 / 6, rel=1e-6)  # floating point only
+    assert on.hfu == pytest.approx(0.4 * 8 / 6, rel=1e-6)  # floating point only
     assert any("hardware FLOPs utilisation (HFU) of 53 %" in s for s in plan.explanation)
 
 
@@ -113,7 +113,8 @@ def test_fp8_training_is_the_bf16_peak_times_the_measured_speedup_not_the_fp8_pe
     assert bf16 is not None and fp8 is not None
     assert fp8.tokens_per_second / bf16.tokens_per_second == pytest.approx(1.28, abs=0.15)
     slower = make_plan(PlanRequest(**req, precision="fp8", fp8_speedup=1.1)).train
-    assert slower is not None and slower.tokens_per_second / bf16.tokens_per_second == pytest.approx(1.1)
+    # the speed-up asked for is the one applied: float rounding only
+    assert slower is not None and slower.tokens_per_second / bf16.tokens_per_second == pytest.approx(1.1, rel=1e-9)
 
 
 def test_a_mixture_of_experts_is_explained_as_all_experts_in_memory() -> None:

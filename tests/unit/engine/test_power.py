@@ -55,14 +55,16 @@ def test_a_starved_training_run_draws_less_than_a_fed_one() -> None:
     )
     assert fed.utilisation == 1.0 and fed.power_watts == 8 * 700
     assert starved.loader_bound and starved.utilisation < 0.1
-    assert starved.power_watts == pytest.approx(8 * gpu_watts(starved.utilisation), rel=1e-12)
+    assert starved.power_watts == pytest.approx(8 * gpu_watts(starved.utilisation), rel=1e-12)  # float rounding only
     assert starved.power_watts < fed.power_watts / 5
 
 
 def test_owning_uses_the_same_rule_for_the_nodes_energy() -> None:
     """Energy a year at 0 % and 100 %: idle and busy watts × 8,766 h (the rule's two ends). Tolerance 1e-12."""
     a = CostAssumptions()
+    # float rounding only
     assert own_vs_rent(0.0, a).energy_kwh_per_year == pytest.approx(a.idle_watts * 8766 / 1000, rel=1e-12)
+    # float rounding only
     assert own_vs_rent(1.0, a).energy_kwh_per_year == pytest.approx(a.busy_watts * 8766 / 1000, rel=1e-12)
     half = own_vs_rent(0.5, a).energy_kwh_per_year
-    assert half == pytest.approx(watts(0.5, a.idle_watts, a.busy_watts) * 8766 / 1000, rel=1e-12)
+    assert half == pytest.approx(watts(0.5, a.idle_watts, a.busy_watts) * 8766 / 1000, rel=1e-12)  # float rounding only

@@ -57,14 +57,14 @@ def test_llama_8b_on_15t_tokens_on_one_dgx1_at_40_percent_takes_about_7_years() 
     t = compute_time(LLAMA_8B, 15e12, 8, 0.4)
     assert t.flops == pytest.approx(7.2e23, rel=0.02)  # case 15
     assert t.seconds / (365.25 * DAY) == pytest.approx(7.2, rel=0.02)
-    assert t.ideal_seconds == pytest.approx(t.seconds * 0.4)
+    assert t.ideal_seconds == pytest.approx(t.seconds * 0.4, rel=1e-9)  # float rounding only
 
 
 @settings(deadline=None, derandomize=True)  # seeded: the same examples on every run
 @given(mfu=st.floats(min_value=0.01, max_value=1.0))
 def test_halving_the_mfu_doubles_the_time(mfu: float) -> None:
     a, b = compute_time(LLAMA_8B, 1e12, 8, mfu), compute_time(LLAMA_8B, 1e12, 8, mfu / 2)
-    assert b.seconds == pytest.approx(2 * a.seconds, rel=1e-12)
+    assert b.seconds == pytest.approx(2 * a.seconds, rel=1e-12)  # float rounding only
 
 
 def test_the_mfu_curve_falls_as_mfu_rises() -> None:

@@ -35,6 +35,7 @@ def test_llama_8b_training_state_is_128_5_gb_eight_times_its_weights() -> None:
 def test_the_lines_add_up_to_the_engines_bytes_per_parameter(optimizer: str) -> None:
     total = sum(b for *_, b in state_lines(optimizer))
     assert total == training_bytes_per_parameter(optimizer)
+    # each line's bytes are rounded to whole bytes
     assert state_breakdown(LLAMA_8B, optimizer).bytes == pytest.approx(LLAMA_8B.parameters * total, abs=8)
 
 

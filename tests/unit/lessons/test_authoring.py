@@ -12,9 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.cli import main
+from app.lessons.blocks import validate_lesson_block
 from app.lessons.loader import load_lessons
 from app.lessons.watch import AuthorLessons, lesson_folder_of
-from app.main import create_app, validate_lesson_block
+from app.main import create_app
 from app.settings import Settings
 from tests.conftest import FIXTURE_LESSONS, make_settings
 

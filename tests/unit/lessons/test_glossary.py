@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.lessons.blocks import validate_lesson_block
 from app.lessons.glossary import load_glossary
 from app.lessons.loader import load_lessons
 from app.lessons.rules import WORDS_PER_MINUTE, computed_minutes
-from app.main import validate_lesson_block
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "glossary"
 LESSONS = Path(__file__).resolve().parents[3] / "lessons"

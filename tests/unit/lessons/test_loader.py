@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.lessons.blocks import validate_lesson_block
 from app.lessons.loader import load_lessons
 from app.lessons.model import LessonProblems
-from app.main import validate_lesson_block
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "lessons"
 

@@ -11,9 +11,9 @@ import pytest
 
 from app.engine.plan import PlanRequest, make_plan
 from app.format import num
+from app.lessons.blocks import validate_lesson_block
 from app.lessons.loader import load_lessons
 from app.lessons.model import Lesson
-from app.main import validate_lesson_block
 from app.widgets.registry import get_widget
 
 LESSONS = Path(__file__).resolve().parents[3] / "lessons"

@@ -9,19 +9,17 @@ the learner's own CPU and predicts nothing about GPU training speed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import statistics
-import sys
 import tempfile
 import time
 from array import array
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
@@ -327,68 +325,3 @@ def table(report: ProfileReport) -> str:
         lines.append(f"  {name:<11} " + " ".join(f"{c:>11}" for c in cells))
     lines += ["", f"Slowest phase: {report.slowest_phase()}. Spread = slowest minus fastest repeat.", SAFETY]
     return "\n".join(lines)
-
-
-# --- the command --------------------------------------------------------------------------------------
-
-
-def parse_size(text: str) -> int:
-    """'64MB', '64 mb' or '64' -> 64 (decimal megabytes, 1 to 512)."""
-    raw = text.strip().upper().removesuffix("MB").strip()
-    if not raw.isdigit() or not MIN_MB <= int(raw) <= MAX_MB:
-        raise argparse.ArgumentTypeError(
-            f"size must be a whole number of MB from {MIN_MB} to {MAX_MB}, e.g. 64MB"
-        )
-    return int(raw)
-
-
-def parse_repeat(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 50:
-        raise argparse.ArgumentTypeError("repeat must be a whole number from 1 to 50")
-    return int(text)
-
-
-def add_parser(parser: argparse.ArgumentParser) -> None:
-    """Arguments of `gpu-classroom profile`."""
-    parser.description = (
-        "Time reading, parsing and arithmetic separately on this computer's CPU, over a generated CSV file. "
-        + SAFETY
-    )
-    parser.add_argument(
-        "--size",
-        type=parse_size,
-        default=64,
-        metavar="SIZE",
-        help="size of the generated file in MB (default 64MB)",
-    )
-    parser.add_argument("--repeat", type=parse_repeat, default=5, help="times each phase runs (default 5)")
-    parser.add_argument("--json", action="store_true", help="print JSON to paste into the workload sheet")
-    parser.set_defaults(func=cmd_profile)
-
-
-def cmd_profile(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Write the file to a temporary folder, run the phases, print a table or JSON; progress on stderr."""
-    out, err = out or sys.stdout, err or sys.stderr
-    nbytes = size_bytes(args.size)
-
-    def say(text: str) -> None:
-        print(text, file=err, flush=True)
-
-    last = [-1]
-
-    def progress(done: int) -> None:
-        pct = done * 100 // nbytes
-        if pct // 10 != last[0]:
-            last[0] = pct // 10
-            say(f"writing the {args.size} MB data file: {pct} %")
-
-    with tempfile.TemporaryDirectory(prefix="gpu-classroom-profile-") as folder:
-        path = Path(folder) / "numbers.csv"
-        expected = write_file(path, nbytes, progress)
-        say(f"timing read, parse and arithmetic, {args.repeat} times each")
-        report = run_profile(path, args.repeat, say)
-    if abs(report.checksum - expected) > 1e-6 * abs(expected):
-        say(f"error: the parsed numbers sum to {report.checksum}, not {expected}")
-        return 1
-    print(report.model_dump_json(indent=2) if args.json else table(report), file=out)
-    return 0
