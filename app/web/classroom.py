@@ -18,6 +18,7 @@ from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
+from app.web.lesson_drills import describe_attempts
 from app.web.security import require_csrf, secure_cookie
 
 router = APIRouter()
@@ -377,7 +378,7 @@ EXPORTS = {"learners.csv": ("learners", CSV), "attempts.csv": ("attempts", CSV),
 
 
 @router.get("/teach/{code}/export/{name}")
-async def export_file(request: Request, name: str, db: DB, klass: Instructor) -> Response:
+async def export_file(request: Request, name: str, db: DB, klass: Instructor, lessons: Lessons) -> Response:
     """learners.csv, attempts.csv or class.json, as a download, streamed learner by learner; one export at a
     time per process (app/web/heavy.py), the others wait their turn."""
     if name not in EXPORTS:
@@ -387,7 +388,7 @@ async def export_file(request: Request, name: str, db: DB, klass: Instructor) ->
 
     async def body() -> AsyncIterator[str]:
         async with limiter:
-            async for chunk in export.stream(db, klass, what):
+            async for chunk in export.stream(db, klass, what, describe_attempts(lessons)):
                 yield chunk
 
     filename = f"class-{klass.code}-{name}"

@@ -14,8 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.classroom.dashboard import AttemptLine
+from app.classroom.export import AttemptText, Describe
 from app.drills import declarative
-from app.drills.base import Drill
+from app.drills.base import AnswerErrors, Drill
 from app.drills.registry import all_drills, get_drill
 from app.lessons.expressions import Evaluator
 from app.lessons.model import Block, Lesson
@@ -71,3 +73,22 @@ def find_drill(lessons: list[Lesson], name: str) -> Drill | None:
 def validate(name: str, params: Mapping[str, Any], source: str, seeds: int) -> list[str]:
     """Problems with a declared drill block, each with its line offset (the format, then its self-check)."""
     return list(declarative.check(params, source, evaluator(), seeds=seeds, name=name))
+
+
+def describe_attempts(lessons: list[Lesson]) -> Describe:
+    """Puts a stored attempt into words for an export: its question's text, each part's prompt, and the mistake
+    each wrong answer shows (what the learner was told), by grading the answers as typed again."""
+
+    def describe(a: AttemptLine) -> AttemptText:
+        drill = find_drill(lessons, a.drill)
+        if drill is None:  # a drill since removed from the lessons: its ids are all there is
+            return AttemptText()
+        question = drill.question(a.seed)
+        try:
+            graded = drill.grade(question, a.answers).parts
+        except AnswerErrors:
+            graded = []
+        return AttemptText(question=question.prompt, parts={p.id: p.prompt for p in question.parts},
+                           mistakes={r.id: r.message for r in graded if r.mistake})
+
+    return describe
