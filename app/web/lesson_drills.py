@@ -19,6 +19,7 @@ from app.classroom.export import AttemptText, Describe
 from app.drills import declarative
 from app.drills.base import AnswerErrors, Drill
 from app.drills.registry import all_drills, get_drill
+from app.drills.room import Answer, RoomSummary, summarise
 from app.lessons.expressions import Evaluator
 from app.lessons.model import Block, Lesson
 
@@ -92,3 +93,14 @@ def describe_attempts(lessons: list[Lesson]) -> Describe:
                            mistakes={r.id: r.message for r in graded if r.mistake})
 
     return describe
+
+
+def room_summaries(lessons: list[Lesson], answers: Mapping[str, list[tuple[int, dict[str, str]]]]
+                   ) -> dict[str, RoomSummary]:
+    """For each revealed drill ('step:drill'), its answers summed up for a room (see app/drills/room.py)."""
+    out = {}
+    for key, rows in answers.items():
+        drill = find_drill(lessons, key.partition(":")[2])
+        if drill is not None:
+            out[key] = summarise(drill, [Answer(seed=seed, answers=typed) for seed, typed in rows])
+    return out
