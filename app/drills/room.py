@@ -72,30 +72,43 @@ def mistake_name(message: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+Graded = tuple[tuple[str, str, bool, str | None], ...]  # per part: id, prompt, right, mistake in words
+_graded: dict[tuple[str, int, tuple[tuple[str, str], ...]], Graded] = {}
+MAX_GRADED = 50_000  # answers kept graded: a projector polling every 2 s grades each answer once, not each poll
+
+
+def grade_for_room(drill: Drill, answer: Answer) -> Graded:
+    """One answer graded per part (cached: the same drill, seed and answers always grade the same)."""
+    key = (drill.name, answer.seed, tuple(sorted(answer.answers.items())))
+    if key not in _graded:
+        if len(_graded) >= MAX_GRADED:
+            _graded.clear()
+        try:
+            parts = drill.grade(drill.question(answer.seed), answer.answers).parts
+        except AnswerErrors:
+            parts = []
+        _graded[key] = tuple((r.id, r.prompt, r.correct, mistake_name(r.message) if r.mistake else None)
+                             for r in parts)
+    return _graded[key]
+
+
 def summarise(drill: Drill, answers: Sequence[Answer]) -> RoomSummary:
     """Right and wrong per part and the commonest mistakes over answers to (possibly) different questions."""
     right: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
     mistakes: Counter[tuple[str, str]] = Counter()
     prompts: dict[str, str] = {}
-    example = ""
     for a in answers:
-        question = drill.question(a.seed)
-        example = question.prompt
-        try:
-            parts = drill.grade(question, a.answers).parts
-        except AnswerErrors:
-            continue
-        for r in parts:
-            prompts.setdefault(r.id, r.prompt)
-            (right if r.correct else wrong)[r.id] += 1
-            if not r.correct and r.mistake:
-                mistakes[(r.id, mistake_name(r.message))] += 1
-    graded = sum(right.values()) + sum(wrong.values())
+        for part, prompt, correct, mistake in grade_for_room(drill, a):
+            prompts.setdefault(part, prompt)
+            (right if correct else wrong)[part] += 1
+            if mistake:
+                mistakes[(part, mistake)] += 1
     top = mistakes.most_common(TOP_MISTAKES)
+    example = drill.question(answers[0].seed).prompt if answers else ""  # answers come newest first
     return RoomSummary(
         title=drill.title, description=drill.description, example=example, answers=len(answers),
         parts=[PartTally(id=p, prompt=text, right=right[p], wrong=wrong[p]) for p, text in prompts.items()],
         mistakes=[MistakeTally(part=prompts[p], name=n, count=c, width=100 * c / len(answers)) for (p, n), c in top],
-        other_wrong=sum(wrong.values()) - sum(c for _, c in top) if graded else 0,
+        other_wrong=sum(wrong.values()) - sum(c for _, c in top),
     )
