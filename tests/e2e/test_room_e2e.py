@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.drills.registry import all_drills
 from tests.e2e.conftest import Server, watch
-from tests.e2e.test_classroom_e2e import LESSON, host_class, join_class
+from tests.e2e.test_classroom_e2e import LESSON, _axe_with, host_class, join_class
 from tests.unit.drills.drill_helpers import answers_for
 
 pytestmark = pytest.mark.e2e
@@ -72,6 +72,8 @@ def test_the_projector_reveal_fits_the_screen_and_reads_from_the_back_row(
         if width == 1920:
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             room.screenshot(path=str(SCREENSHOT))
+            for scheme in ("light", "dark"):
+                assert _axe_with(browser, teacher.cookies(), room.url, width, scheme) == [], scheme
     finally:
         teacher.close()
         learner.close()
