@@ -25,6 +25,7 @@ class DrillState(Base):
     learner_id: Mapped[str] = mapped_column(ForeignKey("learners.id", ondelete="CASCADE"), primary_key=True)
     drill: Mapped[str] = mapped_column(String(64), primary_key=True)
     question: Mapped[int] = mapped_column(Integer, default=0, doc="Current question number (0, 1, ...)")
+    hints: Mapped[int] = mapped_column(Integer, default=0, server_default="0", doc="Hints opened on it")
     mastered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -63,6 +64,7 @@ class DrillStatus:
     attempts: list[Attempt] = field(default_factory=list, repr=False)
     streak: int = 0
     mastered_at: datetime | None = None
+    hints: int = 0  # hints opened on the current question
 
     @property
     def on_question(self) -> list[Attempt]:
@@ -133,6 +135,7 @@ async def _status(s: AsyncSession, learner_id: str, drill: str) -> DrillStatus:
         attempts=attempts,
         streak=streak(attempts),
         mastered_at=state.mastered_at if state else None,
+        hints=state.hints if state else 0,
     )
 
 
@@ -148,10 +151,27 @@ async def next_question(db: Database, learner_id: str, drill: str, seen: int) ->
             .where(
                 DrillState.learner_id == learner_id, DrillState.drill == drill, DrillState.question == seen
             )
-            .values(question=seen + 1, updated_at=now)
+            .values(question=seen + 1, hints=0, updated_at=now)
         )
         state = await s.get(DrillState, (learner_id, drill), populate_existing=True)
         return state.question if state else seen + 1
+
+
+async def open_hints(db: Database, learner_id: str, drill: str, question: int, shown: int) -> int:
+    """Remember that `shown` hints are open on question `question` (never fewer than before, nothing once the
+    learner has moved on); returns how many are open on the current question."""
+    async with db.session() as s:
+        await touch_learner(s, learner_id)
+        stmt = _insert(s, DrillState).values(learner_id=learner_id, drill=drill, question=0, updated_at=utcnow())
+        await s.execute(stmt.on_conflict_do_nothing(index_elements=["learner_id", "drill"]))
+        await s.execute(
+            update(DrillState)
+            .where(DrillState.learner_id == learner_id, DrillState.drill == drill,
+                   DrillState.question == question, DrillState.hints < shown)
+            .values(hints=shown)
+        )
+        state = await s.get(DrillState, (learner_id, drill), populate_existing=True)
+        return state.hints if state and state.question == question else 0
 
 
 @dataclass
@@ -195,7 +215,7 @@ async def after_answer(
         return before, False
     attempts = [*before.attempts, stored]
     after = DrillStatus(question=before.question, attempts=attempts, streak=streak(attempts),
-                        mastered_at=utcnow() if newly else before.mastered_at)
+                        mastered_at=utcnow() if newly else before.mastered_at, hints=before.hints)
     return after, newly
 
 

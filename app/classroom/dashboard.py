@@ -473,6 +473,7 @@ class AttemptLine(BaseModel):
     step: int
     drill: str
     question: int
+    seed: int = Field(default=0, description="Seed of the question, to show its text")
     answers: dict[str, str] = Field(description="Each part as typed")
     correct_parts: dict[str, bool]
     correct: bool
@@ -518,7 +519,7 @@ async def learner_report(db: Database, klass: Classroom, member: Member) -> Lear
         steps.append(StepLine(number=s_.number, title=s_.title, state=state, seconds=seconds.get(s_.number, 0.0),
                               done_at=done_at))
     lines = [AttemptLine(at=aware(a.created_at) or utcnow(), step=a.step, drill=a.drill, question=a.question,
-                         answers={k: str(v) for k, v in (a.answers or {}).items()},
+                         seed=a.seed, answers={k: str(v) for k, v in (a.answers or {}).items()},
                          correct_parts={k: bool(v) for k, v in (a.correct_parts or {}).items()},
                          correct=a.correct, score=a.score, mistake=a.mistake) for a in attempts]
     return LearnerReport(info=class_info(klass), member_id=member.id, name=member.name,

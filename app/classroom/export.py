@@ -6,12 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from app.classroom.class_models import Classroom, Member
-from app.classroom.dashboard import LearnerReport, class_info, learner_report, outline_of
+from app.classroom.dashboard import AttemptLine, LearnerReport, class_info, learner_report, outline_of
 from app.classroom.db import Database
 from app.classroom.outline import Outline
 
@@ -57,11 +58,29 @@ async def reports(db: Database, klass: Classroom) -> list[LearnerReport]:
     return [await learner_report(db, klass, m) for m in await members_of(db, klass)]
 
 
-ATTEMPT_HEADER = ["name", "at", "step", "drill", "question", "part", "typed", "part_correct", "attempt_correct",
-                  "score", "mistake"]
+ATTEMPT_HEADER = ["name", "at", "step", "drill", "question", "question_text", "part", "part_prompt", "typed",
+                  "part_correct", "attempt_correct", "score", "mistake", "mistake_name"]
 
 
-async def stream(db: Database, klass: Classroom, what: str) -> AsyncIterator[str]:
+@dataclass(frozen=True)
+class AttemptText:
+    """An attempt in words: the question it answered, what each part asked, the mistake each answer shows."""
+
+    question: str = ""
+    parts: Mapping[str, str] = field(default_factory=dict)
+    mistakes: Mapping[str, str] = field(default_factory=dict)
+
+
+# Puts an attempt into words (the drills know their questions; this layer does not): given by the web layer.
+Describe = Callable[[AttemptLine], AttemptText]
+
+
+def no_words(_: AttemptLine) -> AttemptText:
+    """Ids only, for a caller without the lessons."""
+    return AttemptText()
+
+
+async def stream(db: Database, klass: Classroom, what: str, describe: Describe = no_words) -> AsyncIterator[str]:
     """attempts.csv and class.json learner by learner, so the first bytes leave before the last learner is
     read and no export holds a whole class in memory; learners.csv at once (its header names every drill any
     learner tried)."""
@@ -72,7 +91,7 @@ async def stream(db: Database, klass: Classroom, what: str) -> AsyncIterator[str
     if what == "attempts":
         yield _csv(ATTEMPT_HEADER, [])
         for m in members:
-            yield _csv_rows(_attempt_rows(await learner_report(db, klass, m)))
+            yield _csv_rows(_attempt_rows(await learner_report(db, klass, m), describe))
         return
     outline = outline_of(klass)
     head = json.dumps({"class": class_info(klass).model_dump(mode="json"), "steps": _steps(outline)},
@@ -105,14 +124,20 @@ def learners_csv(outline: Outline, people: list[LearnerReport]) -> str:
     return _csv(header, rows)
 
 
-def attempts_csv(people: list[LearnerReport]) -> str:
-    """One row per part of every attempt, exactly as typed."""
-    return _csv(ATTEMPT_HEADER, [row for p in people for row in _attempt_rows(p)])
+def attempts_csv(people: list[LearnerReport], describe: Describe = no_words) -> str:
+    """One row per part of every attempt, exactly as typed, with the question and the mistake in words."""
+    return _csv(ATTEMPT_HEADER, [row for p in people for row in _attempt_rows(p, describe)])
 
 
-def _attempt_rows(p: LearnerReport) -> list[list[Any]]:
-    return [[p.name, a.at, a.step, a.drill, a.question, part, typed, a.correct_parts.get(part), a.correct, a.score,
-             a.mistake] for a in p.attempts for part, typed in (a.answers or {"": ""}).items()]
+def _attempt_rows(p: LearnerReport, describe: Describe) -> list[list[Any]]:
+    rows = []
+    for a in p.attempts:
+        words = describe(a)
+        for part, typed in (a.answers or {"": ""}).items():
+            rows.append([p.name, a.at, a.step, a.drill, a.question, words.question, part, words.parts.get(part, ""),
+                         typed, a.correct_parts.get(part), a.correct, a.score, a.mistake,
+                         words.mistakes.get(part, "")])
+    return rows
 
 
 def _steps(outline: Outline) -> list[dict[str, Any]]:
@@ -129,16 +154,16 @@ def everything_json(klass: Classroom, outline: Outline, people: list[LearnerRepo
     return json.dumps(data, ensure_ascii=False, indent=1)
 
 
-async def export(db: Database, klass: Classroom, what: str) -> str:
+async def export(db: Database, klass: Classroom, what: str, describe: Describe = no_words) -> str:
     """One of FORMATS as text."""
-    return render(klass, what, await reports(db, klass))
+    return render(klass, what, await reports(db, klass), describe)
 
 
-def render(klass: Classroom, what: str, people: list[LearnerReport]) -> str:
+def render(klass: Classroom, what: str, people: list[LearnerReport], describe: Describe = no_words) -> str:
     """One of FORMATS as text, from the reports already read (no database: a worker thread may run it)."""
     outline = outline_of(klass)
     if what == "learners":
         return learners_csv(outline, people)
     if what == "attempts":
-        return attempts_csv(people)
+        return attempts_csv(people, describe)
     return everything_json(klass, outline, people)

@@ -31,6 +31,10 @@ class LessonProgress:
         state = step_state(done=number in self.done, seen=number in self.visited, drill=drill)
         return "todo" if state == "seen" else state
 
+    def finished(self, steps: int) -> bool:
+        """Whether the learner went through to the end: the last of `steps` steps is done."""
+        return steps > 0 and steps in self.done
+
 
 Executor = AsyncSession | AsyncConnection  # a session, or its Core connection (no ORM step per statement)
 

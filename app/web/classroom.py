@@ -11,13 +11,14 @@ import segno
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
-from app.classroom import classes, dashboard, export
+from app.classroom import classes, dashboard, export, room
 from app.classroom.class_models import Classroom
 from app.classroom.models import utcnow
 from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
+from app.web.lesson_drills import describe_attempts, room_summaries
 from app.web.security import require_csrf, secure_cookie
 
 router = APIRouter()
@@ -243,7 +244,8 @@ async def activity(db: DB, learner: LearnerId, lesson: Annotated[str, Form(max_l
 # --- the instructor's views -----------------------------------------------------------------------------------
 
 
-async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Classroom, template: str) -> Response:
+async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Classroom, template: str,
+                lessons: list[Lesson] | None = None) -> Response:
     """A live view: the whole page, or for htmx polls only its `live` block.
 
     The class is read on the event loop (the database connection lives there); building the rows and rendering
@@ -259,12 +261,15 @@ async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Cla
     projector = template.endswith("projector.html")
     if projector:  # no names, no per-learner times: counted by the database, whatever the class size
         projection: Any = await dashboard.build_projection(db, klass, now)
+        answers = await room.revealed_answers(db, klass)
     else:
         facts = await dashboard.read_class(db, klass)
 
     def render() -> str:
         d = projection if projector else dashboard.assemble(klass, facts, now)
         context: dict[str, Any] = {"request": request, "d": d, "join_url": join_url}
+        if projector:
+            context.update(reveals=room_summaries(lessons or [], answers), oob=htmx, qr="")
         if htmx:
             return tpl.block(template, "live", **context)
         if projector:
@@ -281,9 +286,10 @@ async def class_dashboard(request: Request, tpl: Tpl, db: DB, settings: Config, 
 
 
 @router.get("/teach/{code}/projector", response_class=HTMLResponse)
-async def projector(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Instructor) -> Response:
+async def projector(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Instructor,
+                    lessons: Lessons) -> Response:
     """For the room: the code, a QR code, aggregate progress, answer distributions once revealed. No names."""
-    return await _view(request, tpl, db, settings, klass, "classroom/projector.html")
+    return await _view(request, tpl, db, settings, klass, "classroom/projector.html", lessons)
 
 
 @router.get("/teach/{code}/cockpit", response_class=HTMLResponse)
@@ -377,7 +383,7 @@ EXPORTS = {"learners.csv": ("learners", CSV), "attempts.csv": ("attempts", CSV),
 
 
 @router.get("/teach/{code}/export/{name}")
-async def export_file(request: Request, name: str, db: DB, klass: Instructor) -> Response:
+async def export_file(request: Request, name: str, db: DB, klass: Instructor, lessons: Lessons) -> Response:
     """learners.csv, attempts.csv or class.json, as a download, streamed learner by learner; one export at a
     time per process (app/web/heavy.py), the others wait their turn."""
     if name not in EXPORTS:
@@ -387,7 +393,7 @@ async def export_file(request: Request, name: str, db: DB, klass: Instructor) ->
 
     async def body() -> AsyncIterator[str]:
         async with limiter:
-            async for chunk in export.stream(db, klass, what):
+            async for chunk in export.stream(db, klass, what, describe_attempts(lessons)):
                 yield chunk
 
     filename = f"class-{klass.code}-{name}"

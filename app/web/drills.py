@@ -27,7 +27,7 @@ from app.classroom import attempts
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited
 from app.drills.base import AnswerErrors, Coverage, Drill, Feedback, PartResult, Question
-from app.drills.seeds import MAX_SEED, learner_seed
+from app.drills.seeds import MAX_SEED, learner_question
 from app.engine.placement import NodeLoad
 from app.lessons.model import Block, Lesson
 from app.web.contexts import panel_view
@@ -142,7 +142,7 @@ async def build_view(
         return None
     settings = drill.settings.model_validate(block.params)
     status = status or await attempts.status(db, learner, drill.name)
-    question = drill.question(learner_seed(learner, drill.name, status.question))
+    question = learner_question(drill, learner, status.question)
     last = status.on_question[-1] if status.on_question else None
     feedback = None
     if last is not None and not errors:
@@ -151,6 +151,7 @@ async def build_view(
         except AnswerErrors:  # stored answers were read once; if the parser changed, show none
             feedback = None
     solution_hints = drill.solve(question).hints
+    hints = max(hints, status.hints)  # the hints opened on this question stay open
     view = DrillView(
         name=drill.name,
         title=drill.title,
@@ -268,7 +269,7 @@ async def answer(
     if before.held_at is not None:
         return await _held(request, db, tpl, learner, lessons, args, typed, before)
     status = before.status
-    q = drill.question(learner_seed(learner, drill.name, status.question))
+    q = learner_question(drill, learner, status.question)
     new, errors, feedback = None, None, None
     if question == status.question:
         try:
@@ -343,11 +344,13 @@ async def hint(
     block: Annotated[int, Query(ge=0, le=10_000)],
     shown: Annotated[int, Query(ge=0, le=10)] = 0,
 ) -> Response:
-    """One more hint for the learner's current question."""
-    _, found, blk = _locate(lessons, name, lesson, step, block)
+    """One more hint for the learner's current question; it stays open after an answer and a reload."""
+    drill, found, blk = _locate(lessons, name, lesson, step, block)
+    status = await attempts.status(db, learner, drill.name)
+    status.hints = await attempts.open_hints(db, learner, drill.name, status.question, shown + 1)
     if not is_htmx(request):
         return _back(found.slug, step, block, f"?hints={shown + 1}")
-    view = await build_view(db, learner, found, step, block, blk, lessons, hints=shown + 1)
+    view = await build_view(db, learner, found, step, block, blk, lessons, status=status)
     assert view is not None
     return HTMLResponse(tpl.block(TEMPLATE, "hints", d=view, request=request), headers={"Vary": "HX-Request"})
 

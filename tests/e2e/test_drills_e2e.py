@@ -139,6 +139,34 @@ def test_hints_arrive_one_at_a_time_and_the_keyboard_reaches_every_control(watch
 
 
 @pytest.mark.parametrize("name", list(DRILL_STEPS))
+def test_hints_opened_stay_open_after_an_answer_and_a_reload_and_the_next_question_differs(
+    watched: Watched, server: Server, name: str
+) -> None:
+    page = watched.page
+    page.goto(server.url + DRILL_STEPS[name])
+    section = drill_of(page)
+    section.get_by_role("button", name=re.compile("Show a hint")).click()
+    section.get_by_role("button", name=re.compile("Another hint")).click()
+    hints = section.locator(".drill-hints li")
+    expect(hints).to_have_count(2)
+    opened = hints.all_inner_texts()
+    if name in WRONG:
+        answer_first_option_wrongly(section, name)
+    else:
+        section.locator("input[type=radio]").first.check()
+    check(section)
+    expect(section.locator(".drill-feedback")).to_be_visible()
+    expect(hints).to_have_count(2)  # the answer swapped the drill in again: the hints are still there
+    page.reload()
+    expect(drill_of(page).locator(".drill-hints li")).to_have_text(opened)
+    before = parameters(drill_of(page))
+    drill_of(page).get_by_role("button", name="Next question →").click()
+    expect(drill_of(page)).to_have_attribute("data-question", "2")
+    expect(drill_of(page).locator(".drill-hints li")).to_have_count(0)
+    assert parameters(drill_of(page)) != before
+
+
+@pytest.mark.parametrize("name", list(DRILL_STEPS))
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_drill_steps_are_axe_clean_before_and_after_an_answer(
     browser: Browser, server: Server, name: str, scheme: str

@@ -271,7 +271,7 @@ def test_drill_answers_stay_hidden_on_the_projector_until_revealed(room: Room) -
     assert "&lt;img src=x onerror=alert(1)&gt;" in dashboard  # the instructor sees it, as text
     assert room.instructor.post("reveal", drill="2:bytes-per-parameter", shown="1").status_code == 303
     projector = room.instructor.live("/projector").text
-    assert 'data-revealed="true"' in projector and "&lt;img src=x onerror=alert(1)&gt;" in projector
+    assert 'data-revealed="true"' in projector and "onerror" not in projector  # parts and mistakes, not typed text
     assert "<img src=x" not in projector
     assert room.instructor.post("reveal", drill="9:nothing", shown="1").status_code == 404
 

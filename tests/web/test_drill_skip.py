@@ -125,3 +125,22 @@ def test_the_flagship_completion_page_links_the_cheat_sheet_and_the_companion_le
     others = [slug for slug in re.findall(r'href="/lessons/([\w-]+)">', page.text) if slug != "what-ai-workloads-need"]
     assert len(others) == 2, others
     assert 'data-step="7" data-state="skipped"' in page.text  # no drill mastered yet
+
+
+def test_a_learner_who_finished_sees_so_on_the_overview_with_the_completion_page_not_continue(room: Room) -> None:
+    ada = room.learner()
+    for number in (1, 2, 3):
+        press_on(ada, number)
+    overview = ada.open(f"/lessons/{SLUG}")
+    assert "You finished this lesson" in overview and "Continue at step" not in overview
+    assert f'href="/lessons/{SLUG}/complete">Your completion page</a>' in overview
+    assert f'href="/lessons/{SLUG}/1">Review from step 1</a>' in overview
+    ada.open(f"/lessons/{SLUG}/2")  # looking back at a step keeps the lesson finished
+    assert "You finished this lesson" in ada.open(f"/lessons/{SLUG}")
+
+
+def test_a_learner_part_way_through_is_offered_to_continue(room: Room) -> None:
+    ada = room.learner()
+    press_on(ada, 1)
+    overview = ada.open(f"/lessons/{SLUG}")
+    assert "Continue at step" in overview and "You finished" not in overview

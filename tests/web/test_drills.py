@@ -149,7 +149,9 @@ def test_hints_come_one_at_a_time_on_request(drills: DrillLearner) -> None:
     assert three.count("<li>") == 3 and "Another hint" not in three
     nojs = drills.client.get(base + "&shown=0", follow_redirects=False)
     assert nojs.status_code == 303 and nojs.headers["location"] == "/lessons/drills/2?hints=1#d1"
-    assert drills.open("will-it-fit", "?hints=1").count("Another hint (2 of 3)") == 1
+    page = drills.open("will-it-fit", "?hints=1")  # the three opened stay open, whatever the address says
+    hints = re.search(r'<div class="drill-hints".*?</div>', page, re.S)
+    assert hints and hints.group(0).count("<li>") == 3 and "Another hint" not in hints.group(0)
 
 
 def test_three_right_first_tries_master_the_drill_and_mark_the_step_done(drills: DrillLearner) -> None:

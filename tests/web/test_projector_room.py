@@ -1,0 +1,77 @@
+"""The projector reads from the back of a room: what a revealed drill asks, right and wrong per part, the
+commonest mistakes in words (never raw typed values from different questions), and a closed class says so."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.drills.registry import all_drills
+from app.drills.room import mistake_name
+from app.drills.seeds import learner_question
+from app.web.security import LEARNER_COOKIE, Signer
+from tests.conftest import make_settings
+from tests.unit.drills.drill_helpers import answers_for
+from tests.web.classroom_helpers import Room, room_for
+from tests.web.drill_helpers import DrillLearner, write_lesson
+
+LEARNERS = ["5d0c7a1e-2f4b-4c8e-9a6d-3b1f0e7c2a94", "7a1e5d0c-4c8e-2f4b-9a6d-0e7c2a943b1f"]
+DRILL = "bytes-per-parameter"
+
+
+@pytest.fixture
+def drill_room(tmp_path: Path) -> Iterator[Room]:
+    yield from room_for(make_settings(tmp_path, write_lesson(tmp_path)))
+
+
+def _answer_with_a_classic_mistake(room: Room, code: str, learner_id: str, name: str) -> str:
+    person = room.learner()
+    person.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(learner_id))
+    person.joins(code, name)
+    drill = all_drills()[DRILL]
+    question = learner_question(drill, learner_id, 0)
+    wrong = next(v for v in drill.solve(question).variants
+                 if v.part == "bytes_per_parameter" and v.id == "weights-only")
+    answers = {**answers_for(DRILL, question.parameters), "bytes_per_parameter": f"{wrong.value:g}"}
+    assert DrillLearner(person.client).answer(DRILL, answers).status_code == 200
+    return mistake_name(wrong.message)
+
+
+def test_a_revealed_drill_shows_what_it_asks_right_by_part_and_the_commonest_mistake(drill_room: Room) -> None:
+    created = drill_room.instructor.create(lesson="drills")
+    drill_room.instructor.open_dashboard(created)
+    names = {_answer_with_a_classic_mistake(drill_room, created.code, lid, f"P{n}") for n, lid in enumerate(LEARNERS)}
+    assert len(names) == 1  # two questions with their own numbers, one mistake in the same words
+    assert drill_room.instructor.post("reveal", drill=f"1:{DRILL}", shown="1").status_code == 303
+    page = html.unescape(drill_room.instructor.client.get(f"/teach/{created.code}/projector").text)
+    reveal = page[page.index('data-revealed="true"'):]
+    assert "Bytes of training state per parameter" in reveal and "Total training state before activations" in reveal
+    parts = dict(re.findall(r'data-part="(\w+)">.*?class="dist-count">([^<]+)<', reveal))
+    assert parts == {"bytes_per_parameter": "0 of 2", "total": "2 of 2", "gpus": "2 of 2"}
+    mistake = re.search(r'<li data-mistake><span class="dist-label">(.*?) <span.*?class="dist-count">(\d+)<', reveal)
+    assert mistake and mistake.groups() == (names.pop(), "2")
+    assert "bytes_per_parameter:" not in page  # no raw ids with typed values
+
+
+def test_a_closed_class_says_so_and_offers_no_join_or_qr(drill_room: Room) -> None:
+    created = drill_room.instructor.create(lesson="drills")
+    drill_room.instructor.open_dashboard(created)
+    projector = drill_room.instructor.client.get(f"/teach/{created.code}/projector").text
+    assert "Join at" in projector and 'class="qr"' in projector
+    assert drill_room.instructor.post("close").status_code == 303
+    closed = drill_room.instructor.client.get(f"/teach/{created.code}/projector").text
+    assert "This class is closed" in closed and "Join at" not in closed and 'class="qr"' not in closed
+    assert "Scan to join" not in closed
+
+
+def test_a_projector_open_when_the_class_closes_drops_its_join_panel_at_the_next_poll(drill_room: Room) -> None:
+    created = drill_room.instructor.create(lesson="drills")
+    drill_room.instructor.open_dashboard(created)
+    assert drill_room.instructor.post("close").status_code == 303
+    poll = drill_room.instructor.live("/projector").text
+    assert re.search(r'<section class="join-panel closed" id="join-panel"[^>]*hx-swap-oob="true"', poll)
+    assert "Join at" not in poll
