@@ -62,7 +62,7 @@ def validate_lesson_block(kind: str, name: str, params: dict[str, object], sourc
     self-checked over `seeds` draws (app/drills/declarative.py)."""
     if kind == "drill" and "kind" in params:
         from app.drills.declarative import SELF_CHECK_SEEDS
-        from app.web.lesson_drills import validate
+        from app.pages.lesson_drills import validate
 
         return validate(name, params, source, SELF_CHECK_SEEDS if seeds is None else seeds)
     if kind == "widget":
