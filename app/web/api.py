@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, FastAPI, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.compute import Roofline, roofline
@@ -28,6 +28,7 @@ from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.serving_run import ServingRun, ServingSnapshot, simulate_serving
 from app.engine.training_run import TrainingRun, TrainingSnapshot, simulate_training
 from app.engine.workload import GpuId, Precision
+from app.web.responses import problem, unprocessable
 
 router = APIRouter(prefix="/api", tags=["engine"])
 
@@ -126,10 +127,7 @@ async def cost(req: Annotated[CostRequest | None, Body()] = None) -> OwnVsRent:
 async def engine_error_handler(request: Request, exc: Exception) -> Response:
     """An EngineError is bad input the engine explains: 422 with its sentence, in the validation shape."""
     message = str(exc) if isinstance(exc, EngineError) else "The engine could not use this input."
-    detail = [
-        {"field": "request", "message": message, "loc": ["body"], "msg": message, "type": "engine_error"}
-    ]
-    return JSONResponse({"detail": detail, "message": message}, status_code=422)
+    return unprocessable([problem("request", message, ["body"], "engine_error")], message)
 
 
 def install(app: FastAPI) -> None:

@@ -65,20 +65,22 @@ async def events(
 ) -> StreamingResponse:
     """`event: reload` as soon as the lesson's version differs from the page's; the stream ends quietly after a
     while and the browser reconnects with the same address."""
-    state: AuthorLessons = request.app.state.author
+    stream = _reloads(request.app, lesson, version)
+    return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
-    async def stream() -> AsyncIterator[str]:
-        yield "retry: 300\n\n"
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + STREAM_SECONDS
-        while loop.time() < deadline and not request.app.state.author_stopping.is_set():
-            now = state.version_of(lesson)
-            if now != version:
-                yield f"event: reload\ndata: {now}\n\n"
-                return
-            await asyncio.sleep(CHECK_EVERY)
 
-    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+async def _reloads(app: FastAPI, lesson: str | None, version: int) -> AsyncIterator[str]:
+    """Check the lesson's version every CHECK_EVERY seconds; one `reload` event when it changes."""
+    state: AuthorLessons = app.state.author
+    yield "retry: 300\n\n"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STREAM_SECONDS
+    while loop.time() < deadline and not app.state.author_stopping.is_set():
+        now = state.version_of(lesson)
+        if now != version:
+            yield f"event: reload\ndata: {now}\n\n"
+            return
+        await asyncio.sleep(CHECK_EVERY)
 
 
 async def watch(app: FastAPI, state: AuthorLessons, stop: asyncio.Event) -> None:

@@ -8,17 +8,20 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import segno
+from anyio import CapacityLimiter
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from app.classroom import classes, dashboard, export, room
 from app.classroom.class_models import Classroom
+from app.classroom.db import Database
 from app.classroom.models import utcnow
 from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
+from app.pages.lesson_drills import describe_attempts, room_summaries
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
-from app.web.lesson_drills import describe_attempts, room_summaries
+from app.web.responses import retry_after, too_many
 from app.web.security import require_csrf, secure_cookie
 
 router = APIRouter()
@@ -44,10 +47,6 @@ def lesson_options(lessons: list[Lesson]) -> list[tuple[str, str]]:
 
 def client(request: Request) -> str:
     return classes.client_key(request.client.host if request.client else None)
-
-
-def too_many(exc: classes.TooManyAttempts) -> HTTPException:
-    return HTTPException(status_code=429, detail=str(exc), headers={"Retry-After": str(exc.retry_after)})
 
 
 async def instructor_class(request: Request, code: str, db: DB) -> Classroom:
@@ -102,8 +101,15 @@ def base_url(request: Request) -> str:
 @router.get("/teach", response_class=HTMLResponse)
 async def teach_form(request: Request, tpl: Tpl, lessons: Lessons, settings: Config) -> HTMLResponse:
     """The form that creates a class."""
-    return HTMLResponse(tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS,
-                                 values={}, errors={}, admin=bool(settings.admin_token)))
+    return _teach_page(tpl, request, lessons, settings, {})
+
+
+def _teach_page(tpl: Tpl, request: Request, lessons: list[Lesson], settings: Config, values: dict[str, str],
+                refused: classes.ClassError | None = None) -> HTMLResponse:
+    errors = {refused.field: refused.message} if refused else {}
+    html = tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS,
+                    values=values, errors=errors, admin=bool(settings.admin_token))
+    return HTMLResponse(html, status_code=refused.status if refused else 200)
 
 
 @router.post("/teach", dependencies=[Depends(require_csrf)], response_model=None)
@@ -113,7 +119,6 @@ async def teach_create(
     ends: Annotated[str, Form(max_length=10)] = "", admin_token: Annotated[str, Form(max_length=500)] = "",
 ) -> Response:
     """Create a class, then redirect to its links (so reloading that page cannot create a second class)."""
-    values = {"title": title, "lesson": lesson, "ends": ends}
     try:
         await classes.guard_create(db, client(request), admin_ok(settings.admin_token, admin_token))
         chosen = _checked_create(settings.admin_token, admin_token, lesson, ends, lessons)
@@ -121,11 +126,8 @@ async def teach_create(
     except classes.TooManyAttempts as exc:
         raise too_many(exc) from exc
     except classes.ClassError as exc:
-        html = tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS,
-                        values=values, errors={exc.field: exc.message}, admin=bool(settings.admin_token))
-        return HTMLResponse(html, status_code=exc.status)
-    return keep_key(request, RedirectResponse(f"/teach/{klass.code}/created", status_code=303), klass, key,
-                    settings)
+        return _teach_page(tpl, request, lessons, settings, {"title": title, "lesson": lesson, "ends": ends}, exc)
+    return keep_key(request, RedirectResponse(f"/teach/{klass.code}/created", status_code=303), klass, key, settings)
 
 
 @router.get("/teach/{code}/created", response_class=HTMLResponse)
@@ -190,7 +192,7 @@ async def join(
     try:
         klass, member = await classes.join(db, code, name, learner, client(request))
     except classes.TooManyAttempts as exc:
-        return _join_page(tpl, request, values, {"code": str(exc)}, 429, {"Retry-After": str(exc.retry_after)})
+        return _join_page(tpl, request, values, {"code": str(exc)}, 429, retry_after(exc.retry_after))
     except classes.ClassError as exc:
         return _join_page(tpl, request, values, {exc.field: exc.message}, exc.status)
     step = klass.pace_step if klass.pace_mode == "bring" and klass.pace_step else (member.step or 1)
@@ -220,6 +222,11 @@ async def banner(request: Request, tpl: Tpl, db: DB, learner: LearnerId, lesson:
     sent = request.headers.get("If-None-Match", "")
     known = sent.removeprefix('W/').strip('"').removeprefix("banner-")[:20] if sent else v[:20]
     result = await classes.poll(db, learner, lesson[:100], step, known, bool(locked))
+    return _polled(tpl, request, result, lesson, sent)
+
+
+def _polled(tpl: Tpl, request: Request, result: classes.Poll, lesson: str, sent: str) -> Response:
+    """The answer to a learner's poll: a move, a refresh, nothing new (304 or 204), or the new banner."""
     if result.move_to is not None:
         return Response(status_code=200, headers={"HX-Redirect": f"/lessons/{lesson}/{result.move_to}"})
     if result.refresh:
@@ -384,18 +391,17 @@ EXPORTS = {"learners.csv": ("learners", CSV), "attempts.csv": ("attempts", CSV),
 
 @router.get("/teach/{code}/export/{name}")
 async def export_file(request: Request, name: str, db: DB, klass: Instructor, lessons: Lessons) -> Response:
-    """learners.csv, attempts.csv or class.json, as a download, streamed learner by learner; one export at a
-    time per process (app/web/heavy.py), the others wait their turn."""
+    """learners.csv, attempts.csv or class.json, streamed learner by learner, one export at a time (heavy.py)."""
     if name not in EXPORTS:
         raise HTTPException(status_code=404, detail="Exports are learners.csv, attempts.csv and class.json.")
     what, media = EXPORTS[name]
-    limiter = await heavy.queued(request.app)
+    body = _streamed(db, klass, what, describe_attempts(lessons), await heavy.queued(request.app))
+    return StreamingResponse(body, media_type=media, headers={
+        "Content-Disposition": f'attachment; filename="class-{klass.code}-{name}"', **NO_STORE})
 
-    async def body() -> AsyncIterator[str]:
-        async with limiter:
-            async for chunk in export.stream(db, klass, what, describe_attempts(lessons)):
-                yield chunk
 
-    filename = f"class-{klass.code}-{name}"
-    return StreamingResponse(body(), media_type=media, headers={
-        "Content-Disposition": f'attachment; filename="{filename}"', **NO_STORE})
+async def _streamed(db: Database, klass: Classroom, what: str, describe: export.Describe, limiter: CapacityLimiter
+                    ) -> AsyncIterator[str]:
+    async with limiter:  # the export waits its turn (app/web/heavy.py)
+        async for chunk in export.stream(db, klass, what, describe):
+            yield chunk

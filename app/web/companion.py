@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
@@ -16,8 +15,8 @@ from app.classroom.ratelimit import RateLimited, hit
 from app.engine import profiling
 from app.engine.worksheet import FIELDS
 from app.web import heavy
-from app.web.contexts import WidgetView
 from app.web.deps import DB, Config, LearnerId, Tpl, is_htmx
+from app.web.responses import too_many, vary_html
 from app.web.security import require_csrf
 from app.widgets.base import readable
 
@@ -25,7 +24,6 @@ router = APIRouter()
 
 SAVES_PER_MINUTE = 240  # autosave sends a request after each pause in typing
 ATTACHES_PER_MINUTE = 30
-SHEET_WIDGETS = ("workload-sheet", "profile")
 SAFE_NEXT = re.compile(r"^/(lessons/[a-z0-9-]+/[0-9]+|companion/sheet)$")
 
 
@@ -34,22 +32,11 @@ def _next(value: object) -> str:
     return value if isinstance(value, str) and SAFE_NEXT.match(value) else "/companion/sheet"
 
 
-async def attach(db: Database, learner: str, views: Mapping[int, WidgetView]) -> None:
-    """Give the sheet and profile widgets of a step the learner's own sheet."""
-    wanting = [v for v in views.values() if v.name in SHEET_WIDGETS]
-    if wanting:
-        sheet = await sheets.get_sheet(db, learner)
-        for view in wanting:
-            view.extra["sheet"] = sheet
-
-
 async def _limit(db: Database, key: str, limit: int) -> None:
     try:
         await hit(db, key, limit, 60)
     except RateLimited as exc:
-        raise HTTPException(
-            status_code=429, detail=str(exc), headers={"Retry-After": str(exc.retry_after)}
-        ) from exc
+        raise too_many(exc) from exc
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -67,7 +54,7 @@ def _page(request: Request, tpl: Tpl, sheet: sheets.Sheet, status: int = 200, **
         **extra,
     }
     html = tpl.page("companion/sheet.html", request=request, sheet=sheet, specs=FIELDS, **context)
-    return HTMLResponse(html, status_code=status, headers={"Vary": "HX-Request"})
+    return vary_html(html, status)
 
 
 @router.get("/companion/sheet", response_class=HTMLResponse)
@@ -84,16 +71,9 @@ async def save_sheet(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> 
     result = await sheets.save(db, learner, form)
     status = 422 if result.errors else 200
     if is_htmx(request):
-        body = tpl.blocks(
-            "companion/sheet.html",
-            ["save_response"],
-            request=request,
-            sheet=result.sheet,
-            errors=result.errors,
-            saved=result.saved,
-            specs=FIELDS,
-        )
-        return HTMLResponse(body, status_code=status, headers={"Vary": "HX-Request"})
+        body = tpl.blocks("companion/sheet.html", ["save_response"], request=request, sheet=result.sheet,
+                          errors=result.errors, saved=result.saved, specs=FIELDS)
+        return vary_html(body, status)
     if result.errors:
         typed = {k: sheets.from_form(result.sheet.field(k), form, k) for k in result.errors}
         return _page(request, tpl, result.sheet, 422, errors=result.errors, typed=typed)
@@ -160,19 +140,9 @@ async def attach_profile(request: Request, db: DB, tpl: Tpl, learner: LearnerId,
     await _limit(db, f"profile:{learner}", ATTACHES_PER_MINUTE)
     report, error = _parse_report(form.get("report", ""), config.data_dir / "profile-cache")
     sheet = await (sheets.attach_profile(db, learner, report) if report else sheets.get_sheet(db, learner))
-    source = form.get("source", "terminal")
     if is_htmx(request):
-        body = tpl.blocks(
-            "companion/sheet.html",
-            ["profiles_response"],
-            request=request,
-            sheet=sheet,
-            report_error=error,
-            source=source,
-            attached=report is not None,
-            next=_next(form.get("next")),
-        )
-        return HTMLResponse(body, status_code=422 if error else 200, headers={"Vary": "HX-Request"})
+        body = _profiles(tpl, request, sheet, form, error, form.get("source", "terminal"), report is not None)
+        return vary_html(body, 422 if error else 200)
     if error:
         return _page(request, tpl, sheet, 422, report_text=form.get("report", ""), report_error=error)
     return RedirectResponse(_next(form.get("next")) + "#measurements", status_code=303)
@@ -184,36 +154,29 @@ async def remove_profile(request: Request, profile_id: str, db: DB, tpl: Tpl, le
     form = await _form(request)
     sheet = await sheets.remove_profile(db, learner, profile_id[:32])
     if is_htmx(request):
-        body = tpl.blocks(
-            "companion/sheet.html",
-            ["profiles_response"],
-            request=request,
-            sheet=sheet,
-            report_error="",
-            source="",
-            attached=False,
-            next=_next(form.get("next")),
-        )
-        return HTMLResponse(body, headers={"Vary": "HX-Request"})
+        return vary_html(_profiles(tpl, request, sheet, form))
     return RedirectResponse(_next(form.get("next")) + "#measurements", status_code=303)
+
+
+def _profiles(
+    tpl: Tpl, request: Request, sheet: sheets.Sheet, form: dict[str, str], error: str = "", source: str = "",
+    attached: bool = False,
+) -> str:
+    """The sheet's measurements block for htmx, after one was attached or removed."""
+    return tpl.blocks("companion/sheet.html", ["profiles_response"], request=request, sheet=sheet,
+                      report_error=error, source=source, attached=attached, next=_next(form.get("next")))
 
 
 @router.get("/companion/profile-data.csv")
 async def profile_data(
     request: Request, config: Config, size_mb: int = Query(default=8, ge=1, le=profiling.WEB_MAX_MB)
 ) -> Response:
-    """The profiling exercise's CSV file: deterministic, generated once per size (in a worker process, one at a
-    time) into a cache of at most WEB_SIZES_MB files, then served from it."""
+    """The profiling exercise's CSV: generated once per size (in a worker process) into a cache, served from it."""
     if size_mb not in profiling.WEB_SIZES_MB:
         sizes = ", ".join(str(s) for s in profiling.WEB_SIZES_MB)
         raise HTTPException(status_code=422, detail=f"size_mb: Choose one of: {sizes}.")
     nbytes = profiling.size_bytes(size_mb)
-    headers = {
-        "ETag": profiling.etag(nbytes),
-        "Cache-Control": "public, max-age=86400",
-        "Content-Encoding": "identity",  # the exercise times reading these bytes: no gzip in between
-        "X-Profile-Values": str(profiling.value_count(nbytes)),
-    }
+    headers = _csv_headers(nbytes)
     if profiling.etag(nbytes) in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=headers)
     cache = config.data_dir / "profile-cache"
@@ -221,3 +184,12 @@ async def profile_data(
     if not (path.exists() and profiling.cached_sum(cache, nbytes) is not None):
         await heavy.in_process(request.app, profiling.ensure_cached, cache, nbytes)
     return FileResponse(path, media_type="text/csv", headers=headers)
+
+
+def _csv_headers(nbytes: int) -> dict[str, str]:
+    return {
+        "ETag": profiling.etag(nbytes),
+        "Cache-Control": "public, max-age=86400",
+        "Content-Encoding": "identity",  # the exercise times reading these bytes: no gzip in between
+        "X-Profile-Values": str(profiling.value_count(nbytes)),
+    }

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, Request
 
 from app.classroom.db import Database
 from app.lessons.model import Lesson
+from app.pages.lessons import find_lesson as find_lesson  # the routers find a lesson as the page services do
 from app.settings import Settings
 from app.web.templating import Templates
 
@@ -35,14 +36,6 @@ async def get_lessons(request: Request) -> list[Lesson]:
 async def get_learner(request: Request) -> str:
     learner: str = request.state.learner_id
     return learner
-
-
-def find_lesson(slug: str, lessons: list[Lesson]) -> Lesson:
-    """The lesson with this slug, or a friendly 404."""
-    for lesson in lessons:
-        if lesson.slug == slug:
-            return lesson
-    raise HTTPException(status_code=404, detail=f"There is no lesson called '{slug}'.")
 
 
 DB = Annotated[Database, Depends(get_db)]

@@ -14,25 +14,23 @@ answer is computed when grading and never leaves the server before an attempt.
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Form, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.classroom import attempts
 from app.classroom.db import Database
-from app.classroom.ratelimit import RateLimited
-from app.drills.base import AnswerErrors, Coverage, Drill, Feedback, PartResult, Question
-from app.drills.seeds import MAX_SEED, learner_question
-from app.engine.placement import NodeLoad
-from app.lessons.model import Block, Lesson
-from app.web.contexts import panel_view
+from app.drills.base import AnswerErrors, Drill, PartResult, Question
+from app.drills.seeds import MAX_SEED
+from app.lessons.model import Lesson
+from app.pages import drills as drill_pages
+from app.pages.contexts import panel_view
+from app.pages.drills import DrillPlace, DrillView, Outcome
+from app.pages.lesson_drills import every_drill, find_drill
+from app.pages.steps import build_step_page
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson, is_htmx
-from app.web.lesson_drills import drill_for, every_drill, find_drill
+from app.web.responses import problem, retry_after, unprocessable, vary_html
 from app.web.security import require_csrf
 from app.web.templating import Templates
 
@@ -40,346 +38,85 @@ router = APIRouter()
 api = APIRouter(prefix="/api/drills", tags=["drills"])
 
 TEMPLATE = "drills/drill.html"
-ANSWERS_PER_MINUTE = 20  # a learner typing answers never gets near this; a script does
 ANSWER_PREFIX = "answer-"
+FormInt = Annotated[int, Form(ge=0, le=1_000_000)]
 
 
-class DrillView(BaseModel):
-    """One drill block on a step, for one learner: the question, what they typed, and the feedback."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    name: str
-    title: str
-    did: str = Field(description="DOM id of the drill, e.g. d3 for block 3")
-    index: int = Field(description="Position of the block in the step")
-    lesson: str
-    step: int
-    number: int = Field(description="Question number, from 0")
-    question: Question
-    values: dict[str, str] = Field(default_factory=dict, description="Answers as typed")
-    errors: dict[str, str] = Field(default_factory=dict, description="Why an answer could not be read")
-    feedback: Feedback | None = None
-    tries: int = Field(default=0, description="Graded attempts at this question")
-    streak: int = 0
-    mastery: int = 3
-    mastered: bool = False
-    just_mastered: bool = False
-    hints: list[str] = Field(default_factory=list, description="Hints shown so far")
-    hints_total: int = 0
-    message: str = Field(default="", description="A notice above the question, e.g. too many answers")
-    link_title: str = ""
-    node: NodeLoad | None = None
-    coverage: Coverage | None = Field(default=None, description="Topics met and right, for a drill with a spread")
-
-    def value(self, part: str) -> str:
-        return self.values.get(part, "")
-
-    def error(self, part: str) -> str:
-        return self.errors.get(part, "")
-
-    def result(self, part: str) -> PartResult | None:
-        return next((r for r in self.feedback.parts if r.id == part), None) if self.feedback else None
-
-    @property
-    def parameters_json(self) -> str:
-        return json.dumps(self.question.parameters, separators=(",", ":"))
-
-    @property
-    def counts(self) -> bool:
-        """Whether the next submission counts toward mastery (only a question's first try does)."""
-        return self.tries == 0
-
-    @property
-    def announcement(self) -> str:
-        """What a screen reader hears after a submission."""
-        if self.errors:
-            return f"{len(self.errors)} answer{'s' if len(self.errors) > 1 else ''} could not be read."
-        if self.feedback is None:
-            return self.message or f"Question {self.number + 1}."
-        fb = self.feedback
-        head = "All right." if fb.correct else f"{fb.right_parts} of {len(fb.parts)} parts right."
-        return head + (" Drill mastered: this step is done." if self.just_mastered else "")
+async def drill_form(
+    request: Request, lesson: Annotated[str, Form(max_length=100)], step: FormInt, block: FormInt, question: FormInt
+) -> DrillPlace:
+    """The fields every drill form sends: the block of the step, the question seen, and the answers typed."""
+    form = await request.form()
+    typed = {k.removeprefix(ANSWER_PREFIX): str(v)[:200] for k, v in form.items() if k.startswith(ANSWER_PREFIX)}
+    return DrillPlace(lesson=lesson, step=step, block=block, question=question, answers=typed)
 
 
-def drill_blocks(lesson: Lesson, step: int) -> list[tuple[int, Block]]:
-    """(position in the step, block) of every drill block of a step."""
-    found = lesson.step(step)
-    return [(i, b) for i, b in enumerate(found.blocks) if b.kind == "drill"] if found else []
-
-
-def _step_title(lessons: list[Lesson], link: str | None) -> str:
-    """The title of the step a link like /lessons/slug/5 points at, if there is one."""
-    if not link or not link.startswith("/lessons/"):
-        return ""
-    slug, _, number = link.removeprefix("/lessons/").partition("/")
-    lesson = next((le for le in lessons if le.slug == slug), None)
-    step = lesson.step(int(number)) if lesson and number.isdigit() else None
-    return step.title if step else ""
-
-
-async def build_view(
-    db: Database,
-    learner: str,
-    lesson: Lesson,
-    step: int,
-    index: int,
-    block: Block,
-    lessons: list[Lesson],
-    *,
-    hints: int = 0,
-    typed: Mapping[str, str] | None = None,
-    errors: Mapping[str, str] | None = None,
-    message: str = "",
-    just_mastered: bool = False,
-    status: attempts.DrillStatus | None = None,
-) -> DrillView | None:
-    """The learner's current question in a drill block, with their last attempt graded again as feedback.
-
-    `status`: where the learner stands, when the caller has just read or written it (saves a query)."""
-    drill = drill_for(block)
-    if drill is None:
-        return None
-    settings = drill.settings.model_validate(block.params)
-    status = status or await attempts.status(db, learner, drill.name)
-    question = learner_question(drill, learner, status.question)
-    last = status.on_question[-1] if status.on_question else None
-    feedback = None
-    if last is not None and not errors:
-        try:
-            feedback = drill.grade(question, last.answers)
-        except AnswerErrors:  # stored answers were read once; if the parser changed, show none
-            feedback = None
-    solution_hints = drill.solve(question).hints
-    hints = max(hints, status.hints)  # the hints opened on this question stay open
-    view = DrillView(
-        name=drill.name,
-        title=drill.title,
-        did=f"d{index}",
-        index=index,
-        lesson=lesson.slug,
-        step=step,
-        number=status.question,
-        question=question,
-        values=dict(typed) if typed is not None else (dict(last.answers) if last else {}),
-        errors=dict(errors or {}),
-        feedback=feedback,
-        tries=len(status.on_question),
-        streak=status.streak,
-        mastery=settings.mastery,
-        mastered=status.mastered,
-        just_mastered=just_mastered,
-        hints=solution_hints[: max(0, min(hints, len(solution_hints)))],
-        hints_total=len(solution_hints),
-        message=message,
-        link_title=_step_title(lessons, feedback.link if feedback else None),
-        coverage=drill.coverage(attempts.first_tries(status.attempts)) if drill.topic is not None else None,
-    )
-    if feedback is not None and drill.node_load is not None:
-        view.node = drill.node_load(question)
-    return view
-
-
-async def drill_views(
-    db: Database, learner: str, lesson: Lesson, step: int, query: Mapping[str, str], lessons: list[Lesson]
-) -> dict[int, DrillView]:
-    """A view for every drill block of a step (query `hints=N` shows N hints)."""
-    typed = query.get("hints", "")
-    hints = int(typed) if re.fullmatch(r"[0-9]{1,2}", typed) else 0
-    views = {}
-    for i, block in drill_blocks(lesson, step):
-        view = await build_view(db, learner, lesson, step, i, block, lessons, hints=min(hints, 10))
-        if view is not None:
-            views[i] = view
-    return views
-
-
-def _locate(
-    lessons: list[Lesson], name: str, slug: str, step: int, index: int
-) -> tuple[Drill, Lesson, Block]:
-    """The drill, lesson and block a form names; 404 unless that block is this drill."""
-    lesson = find_lesson(slug, lessons)
-    block = dict(drill_blocks(lesson, step)).get(index)
-    drill = drill_for(block) if block is not None and block.name == name else None
-    if drill is None or block is None:
-        raise HTTPException(
-            status_code=404, detail=f"There is no '{name}' drill at that place in the lesson."
-        )
-    return drill, lesson, block
+DrillForm = Annotated[DrillPlace, Depends(drill_form)]
 
 
 async def _render(
-    request: Request,
-    db: Database,
-    tpl: Templates,
-    learner: str,
-    view: DrillView,
-    lessons: list[Lesson],
-    status: int = 200,
-    headers: Mapping[str, str] | None = None,
+    request: Request, db: Database, tpl: Templates, learner: str, view: DrillView, lessons: list[Lesson],
+    status: int = 200, headers: dict[str, str] | None = None,
 ) -> Response:
     """The drill alone for htmx (announcement and dgx-1 panel out of band), else the whole step page."""
-    head = {"Vary": "HX-Request", **(headers or {})}
     if is_htmx(request):
-        html = tpl.block(TEMPLATE, "drill", d=view, request=request)
-        html += tpl.block(TEMPLATE, "announce", d=view, oob=True)
+        body = tpl.block(TEMPLATE, "drill", d=view, request=request)
+        body += tpl.block(TEMPLATE, "announce", d=view, oob=True)
         if view.node is not None:
-            html += tpl.block("panel.html", "panel", panel=panel_view(view.node), oob=True)
-        return HTMLResponse(html, status_code=status, headers=head)
-    from app.web import steps as step_pages  # steps imports this module
-
-    page = await step_pages.build_step_page(db, learner, find_lesson(view.lesson, lessons), view.step, {})
+            body += tpl.block("panel.html", "panel", panel=panel_view(view.node), oob=True)
+        return vary_html(body, status, headers)
+    page = await build_step_page(db, learner, find_lesson(view.lesson, lessons), view.step, {})
     page.drills[view.index] = view
     if view.node is not None:
         page.panel = panel_view(view.node)
-    return HTMLResponse(tpl.page("step.html", request=request, page=page), status_code=status, headers=head)
+    return vary_html(tpl.page("step.html", request=request, page=page), status, headers)
+
+
+async def _answered(
+    request: Request, db: Database, tpl: Templates, learner: str, out: Outcome, lessons: list[Lesson]
+) -> Response:
+    """A drill form's outcome: back to the step without JavaScript once it is stored, else the drill again."""
+    if out.graded and not is_htmx(request):
+        return _back(out.view.lesson, out.view.step, out.view.index)
+    return await _render(request, db, tpl, learner, out.view, lessons, out.status, retry_after(out.retry_after))
 
 
 def _back(view_lesson: str, step: int, index: int, query: str = "") -> RedirectResponse:
     return RedirectResponse(f"/lessons/{view_lesson}/{step}{query}#d{index}", status_code=303)
 
 
-FormInt = Annotated[int, Form(ge=0, le=1_000_000)]
-
-
 @router.post("/drills/{name:path}/answer", dependencies=[Depends(require_csrf)], response_class=HTMLResponse)
 async def answer(
-    request: Request,
-    name: str,
-    db: DB,
-    tpl: Tpl,
-    lessons: Lessons,
-    learner: LearnerId,
-    lesson: Annotated[str, Form(max_length=100)],
-    step: FormInt,
-    block: FormInt,
-    question: FormInt,
+    request: Request, name: str, db: DB, tpl: Tpl, lessons: Lessons, learner: LearnerId, form: DrillForm
 ) -> Response:
-    """Grade the learner's answers to their current question; unreadable answers are refused, not counted.
-
-    Two short transactions: one read (where the learner stands, whether their class holds them back), the
-    grading in between, and one write (the rate-limit count, the attempt, mastery) with a single commit."""
-    drill, found, blk = _locate(lessons, name, lesson, step, block)
-    form = await request.form()
-    typed = {
-        k.removeprefix(ANSWER_PREFIX): str(v)[:200] for k, v in form.items() if k.startswith(ANSWER_PREFIX)
-    }
-    args = (db, learner, found, step, block, blk, lessons)
-    before = await attempts.before_answer(db, learner, drill.name, found.slug, step)
-    if before.held_at is not None:
-        return await _held(request, db, tpl, learner, lessons, args, typed, before)
-    status = before.status
-    q = learner_question(drill, learner, status.question)
-    new, errors, feedback = None, None, None
-    if question == status.question:
-        try:
-            feedback = drill.grade(q, typed)
-        except AnswerErrors as exc:
-            errors = exc.errors
-    if feedback is not None:
-        new = attempts.NewAttempt(
-            lesson=found.slug, step=step, question=question, seed=q.seed,
-            answers={p.id: typed.get(p.id, "") for p in q.parts},
-            parsed={r.id: r.value for r in feedback.parts},  # in each part's unit (GB for a size)
-            correct_parts={r.id: r.correct for r in feedback.parts}, score=feedback.score, mistake=feedback.mistake,
-        )
-    mastery = drill.settings.model_validate(blk.params).mastery
-    spread_met = drill.topic is None or drill.coverage(attempts.first_tries(status.attempts)).spread_met_with(
-        drill.topic(q))
-    try:
-        status, newly = await attempts.after_answer(
-            db, learner, drill.name, status, new, limit_key=f"drill-answer:{learner}", limit=ANSWERS_PER_MINUTE,
-            window_seconds=60, mastery=mastery, spread_met=spread_met,
-        )
-    except RateLimited as exc:
-        message = (
-            f"That is more than {ANSWERS_PER_MINUTE} answers in a minute. Wait {exc.retry_after} s and "
-            "press Check answer again: your answers are still in the form, and nothing was graded."
-        )
-        view = await build_view(*args, typed=typed, message=message, status=status)
-        assert view is not None
-        view.feedback, view.node = None, None
-        return await _render(
-            request, db, tpl, learner, view, lessons, 429, {"Retry-After": str(exc.retry_after)}
-        )
-    if question != status.question:
-        message = f"That question was replaced by question {status.question + 1}: here it is."
-        view = await build_view(*args, message=message, status=status)
-        assert view is not None  # 200, not 409: htmx swaps it in, and the learner sees the current question
-        return await _render(request, db, tpl, learner, view, lessons)
-    if errors is not None:
-        view = await build_view(*args, typed=typed, errors=errors, status=status)
-        assert view is not None
-        return await _render(request, db, tpl, learner, view, lessons, 422)
-    if not is_htmx(request):
-        return _back(found.slug, step, block)
-    view = await build_view(*args, just_mastered=newly, status=status)
-    assert view is not None
-    return await _render(request, db, tpl, learner, view, lessons)
-
-
-async def _held(
-    request: Request, db: Database, tpl: Templates, learner: str, lessons: list[Lesson], args: tuple[Any, ...],
-    typed: Mapping[str, str], before: attempts.Before,
-) -> Response:
-    """423 beside the drill: the learner's class is held at an earlier step; nothing is graded or stored."""
-    message = (f"Your class is held at step {before.held_at}: this drill opens when your instructor releases "
-               "the class. Nothing was graded or stored.")
-    view = await build_view(*args, typed=typed, message=message, status=before.status)
-    assert view is not None
-    view.feedback, view.node = None, None
-    return await _render(request, db, tpl, learner, view, lessons, 423)
+    """Grade the learner's answers to their current question; unreadable answers are refused, not counted."""
+    found = drill_pages.locate(lessons, name, form)
+    out = await drill_pages.answer(db, learner, found)
+    return await _answered(request, db, tpl, learner, out, lessons)
 
 
 @router.get("/drills/{name:path}/hint", response_class=HTMLResponse)
 async def hint(
-    request: Request,
-    name: str,
-    db: DB,
-    tpl: Tpl,
-    lessons: Lessons,
-    learner: LearnerId,
-    lesson: Annotated[str, Query(max_length=100)],
-    step: Annotated[int, Query(ge=0, le=10_000)],
-    block: Annotated[int, Query(ge=0, le=10_000)],
-    shown: Annotated[int, Query(ge=0, le=10)] = 0,
+    request: Request, name: str, db: DB, tpl: Tpl, lessons: Lessons, learner: LearnerId,
+    lesson: Annotated[str, Query(max_length=100)], step: Annotated[int, Query(ge=0, le=10_000)],
+    block: Annotated[int, Query(ge=0, le=10_000)], shown: Annotated[int, Query(ge=0, le=10)] = 0,
 ) -> Response:
     """One more hint for the learner's current question; it stays open after an answer and a reload."""
-    drill, found, blk = _locate(lessons, name, lesson, step, block)
-    status = await attempts.status(db, learner, drill.name)
-    status.hints = await attempts.open_hints(db, learner, drill.name, status.question, shown + 1)
+    found = drill_pages.locate(lessons, name, DrillPlace(lesson=lesson, step=step, block=block))
     if not is_htmx(request):
-        return _back(found.slug, step, block, f"?hints={shown + 1}")
-    view = await build_view(db, learner, found, step, block, blk, lessons, status=status)
-    assert view is not None
-    return HTMLResponse(tpl.block(TEMPLATE, "hints", d=view, request=request), headers={"Vary": "HX-Request"})
+        return _back(found.lesson.slug, step, block, f"?hints={shown + 1}")
+    view = await found.open_hint(db, learner, shown)
+    return vary_html(tpl.block(TEMPLATE, "hints", d=view, request=request))
 
 
 @router.post("/drills/{name:path}/next", dependencies=[Depends(require_csrf)], response_class=HTMLResponse)
 async def next_question(
-    request: Request,
-    name: str,
-    db: DB,
-    tpl: Tpl,
-    lessons: Lessons,
-    learner: LearnerId,
-    lesson: Annotated[str, Form(max_length=100)],
-    step: FormInt,
-    block: FormInt,
-    question: FormInt,
+    request: Request, name: str, db: DB, tpl: Tpl, lessons: Lessons, learner: LearnerId, form: DrillForm
 ) -> Response:
     """Move on to a new question (pressing twice on the same question moves on once)."""
-    drill, found, blk = _locate(lessons, name, lesson, step, block)
-    before = await attempts.before_answer(db, learner, drill.name, found.slug, step)
-    if before.held_at is not None:
-        return await _held(request, db, tpl, learner, lessons, (db, learner, found, step, block, blk, lessons), {},
-                           before)
-    await attempts.next_question(db, learner, drill.name, question)
-    if not is_htmx(request):
-        return _back(found.slug, step, block)
-    view = await build_view(db, learner, found, step, block, blk, lessons)
-    assert view is not None
-    return await _render(request, db, tpl, learner, view, lessons)
+    found = drill_pages.locate(lessons, name, form)
+    out = await drill_pages.next_question(db, learner, found)
+    return await _answered(request, db, tpl, learner, out, lessons)
 
 
 # The JSON API -------------------------------------------------------------------------------------------
@@ -462,24 +199,9 @@ async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, B
     try:
         fb = drill.grade(q, body.answers)
     except AnswerErrors as exc:
-        detail = [
-            {"field": f"answers.{k}", "message": v, "loc": ["body", "answers", k], "msg": v, "type": "answer"}
-            for k, v in exc.errors.items()
-        ]
-        message = "; ".join(f"{d['field']}: {d['message']}" for d in detail)
-        return JSONResponse({"detail": detail, "message": message}, status_code=422)
-    return GradeResponse(
-        drill=fb.drill,
-        seed=fb.seed,
-        parts=fb.parts,
-        score=fb.score,
-        correct=fb.correct,
-        mistake=fb.mistake,
-        solution=fb.solution,
-        fixes=fb.fixes,
-        principle=fb.principle,
-        link=fb.link,
-    )
+        detail = [problem(f"answers.{k}", v, ["body", "answers", k], "answer") for k, v in exc.errors.items()]
+        return unprocessable(detail)
+    return GradeResponse.model_validate(fb.model_dump(include=set(GradeResponse.model_fields)))
 
 
 router.include_router(api)

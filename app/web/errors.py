@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.web.responses import unprocessable
 from app.widgets.base import readable
 
 log = logging.getLogger("gpu_classroom")
@@ -67,8 +68,7 @@ async def validation_error(request: Request, exc: Exception) -> Response:
         errors.append({"field": "request", "message": f"and {len(found) - ERRORS_SHOWN} more problems.",
                        "loc": ["request"], "msg": "more problems", "type": "more"})
     if _wants_json(request):
-        text = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
-        return JSONResponse({"detail": errors, "message": text}, status_code=422)
+        return unprocessable(errors)
     return _page(request, 422, "; ".join(f"{e['field']}: {e['message']}" for e in errors))
 
 

@@ -8,9 +8,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.classroom import progress
 from app.engine.constants import numbers as engine_numbers
 from app.lessons.glossary import load_glossary
+from app.pages.steps import build_step_page
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson
 from app.web.security import require_csrf
-from app.web.steps import build_step_page
 
 router = APIRouter()
 

@@ -6,8 +6,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from app.lessons.model import Lesson, Step
+from app.pages.steps import build_step_page
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson, is_htmx
-from app.web.steps import build_step_page
 
 router = APIRouter()
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from app.web.contexts import panel_view, widget_view
+from app.pages.contexts import WidgetView, panel_view, widget_view
+from app.pages.lessons import lesson_defaults
 from app.web.deps import Lessons, Tpl, is_htmx
-from app.web.steps import lesson_defaults
+from app.web.responses import vary_html
+from app.web.templating import Templates
+from app.widgets.base import Widget
 from app.widgets.registry import get_widget
+from app.widgets.service import WidgetAddress
 
 router = APIRouter()
 
@@ -22,28 +26,29 @@ async def widget(request: Request, name: str, tpl: Tpl, lessons: Lessons) -> HTM
     found = get_widget(name)
     if found is None:
         raise HTTPException(status_code=404, detail=f"There is no widget called '{name}'.")
-    q = request.query_params
-    index = int(q["w"]) if q.get("w", "").isdigit() and 0 < int(q["w"]) < 100 else 1
-    lesson = q.get("lesson", "") if q.get("lesson", "").replace("-", "").isalnum() else ""
-    step = int(q["step"]) if q.get("step", "").isdigit() else 0
-    defaults = lesson_defaults(lessons, lesson, step, index, name) if lesson and step else {}
-    view = widget_view(found, defaults, q, index=index, lesson=lesson, step=step)
-    status = 422 if view.errors else 200
-    headers = {"Vary": "HX-Request"}
+    at = WidgetAddress.from_query(request.query_params)
+    defaults = lesson_defaults(lessons, at.lesson, at.step, at.w, name) if at.in_lesson else {}
+    view = widget_view(found, defaults, request.query_params, index=at.w, lesson=at.lesson, step=at.step)
     if not is_htmx(request):
-        html = tpl.page("widget_page.html", request=request, w=view, panel=panel_view(view.node))
-        return HTMLResponse(html, status_code=status, headers=headers)
-    # Messages go out of band only with a 422 (errors_oob; static/app.js clears them after a good answer), and
-    # the dgx-1 panel only when it differs from the one the page shows: every element swapped costs the browser.
-    body = tpl.blocks(found.template, ["result", "errors"], w=view, oob=True)
+        page = tpl.page("widget_page.html", request=request, w=view, panel=panel_view(view.node))
+        return vary_html(page, 422 if view.errors else 200)
+    return _update(tpl, found, view, request.query_params.get("panel_key"), shared=at.in_lesson)
+
+
+def _update(tpl: Templates, widget: Widget, view: WidgetView, panel_key: str | None, shared: bool) -> HTMLResponse:
+    """The result block for htmx. Messages go out of band only with a 422 (errors_oob; static/app.js clears them
+    after a good answer), and the dgx-1 panel only when it differs from the one the page shows (`panel_key`):
+    every element swapped costs the browser."""
+    body = tpl.blocks(widget.template, ["result", "errors"], w=view, oob=True)
     if view.node is not None:
         panel = panel_view(view.node)
-        if q.get("panel_key") != panel.key:
+        if panel_key != panel.key:
             body += str(tpl.panel(panel, oob=True))  # str: adding Markup to a str would escape the str
-    if found.running is not None and not view.errors and not found.running(view.result):
+    status, headers = (422 if view.errors else 200), {}
+    if view.running is False and not view.errors:
         status = 286  # htmx stops polling: the live run has finished or is paused
     if view.errors:
         headers["HX-Reswap"] = "none"  # keep the last good result; the messages swap in beside the fields
-    elif lesson and step:
+    elif shared:
         headers["X-Share-Url"] = view.share_url()
-    return HTMLResponse(body, status_code=status, headers=headers)
+    return vary_html(body, status, headers)

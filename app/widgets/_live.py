@@ -13,9 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine.models import CATALOG
+from app.engine.placement import NodeLoad
 
 Action = Literal["", "start", "pause", "reset"]
 Status = Literal["ready", "running", "paused", "finished"]
@@ -125,3 +128,56 @@ def resolve(params: LiveParams, duration: float, now: float) -> LiveState:
         duration=duration,
         run_of=fingerprint,
     )
+
+
+# A run that cannot start (the model does not fit) stands still at the beginning.
+NOT_STARTED = LiveState(status="ready", started_at=0, elapsed=0, played=0, duration=1, run_of="")
+
+
+@runtime_checkable
+class LiveRun(Protocol):
+    """What the widget lifecycle asks of a live widget's result (app.widgets.service.render)."""
+
+    def is_running(self) -> bool:
+        """Keep polling (else the htmx answer is 286: stop)."""
+        ...
+
+    def form_values(self) -> dict[str, str]:
+        """Hidden form values the result sets (a run's start time), written back to the form and the URL."""
+        ...
+
+    def placement(self) -> NodeLoad:
+        """The run's memory on dgx-1, busy as it is right now."""
+        ...
+
+
+def model_choices() -> list[tuple[str, str]]:
+    """Catalog models as select options."""
+    return [(m.id, m.name) for m in CATALOG.values()]
+
+
+class LiveResult(BaseModel):
+    """What every live widget's result carries beside its own figures; it implements LiveRun."""
+
+    model_name: str
+    model_choices: list[tuple[str, str]] = Field(default_factory=model_choices)
+    play_options: list[tuple[str, str]] = PLAY_OPTIONS
+    fits: bool = True
+    refusal: str = Field(default="", description="Why the run cannot start, when it does not fit")
+    live: LiveState = NOT_STARTED
+    announcement: str = Field(description="What a screen reader hears: only when the status or the verdict changes")
+    node: NodeLoad
+
+    def is_running(self) -> bool:
+        return self.live.running
+
+    def form_values(self) -> dict[str, str]:
+        return self.live.form_values()
+
+    def placement(self) -> NodeLoad:
+        return self.node
+
+
+def refused(exc: Exception, lead: str) -> dict[str, object]:
+    """The fields of a run that cannot start: the sentence why, and what a screen reader hears."""
+    return {"fits": False, "refusal": f"{lead}{exc}", "live": NOT_STARTED, "announcement": f"Does not fit: {exc}"}

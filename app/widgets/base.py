@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import AfterValidator, BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from app.engine.placement import NodeLoad
 
 
+class Prediction(BaseModel):
+    """A "predict first" widget's question for the lesson's own values, and the engine's answer to it."""
+
+    key: str = Field(description="Names the question; one stored guess per learner, step and key")
+    question: str
+    unit: str = Field(description="Unit of the number guessed, e.g. GB or tokens/s")
+    answer: float = Field(description="The engine's answer, in `unit`")
+    answer_text: str = Field(description="The engine's answer as the page shows it")
+    choice_label: str = Field(default="", description="A second question with choices, e.g. 'Will the job start?'")
+    choices: list[tuple[str, str]] = Field(default_factory=list, description="(value, label) of each choice")
+    answer_choice: str = Field(default="", description="The right choice's value, when there are choices")
+
+    def choice_text(self, value: str) -> str:
+        """A choice's label in a sentence: 'it starts'."""
+        return next((text for v, text in self.choices if v == value), value).lower()
+
+
 @dataclass(frozen=True)
 class Widget:
-    """A registered widget. `node_load` is given when the widget places work on dgx-1."""
+    """A registered widget. `node_load` is given when the widget places work on dgx-1 (a live widget's result
+    says it itself: see app.widgets._live.LiveRun); `predict` when it can ask for a guess before it shows."""
 
     name: str
     title: str
@@ -22,12 +40,7 @@ class Widget:
     template: str
     node_load: Callable[[Any, Any], NodeLoad] | None = None
     description: str = ""
-    live: bool = False  # polls while a simulation runs
-    extra: dict[str, Any] = field(default_factory=dict)
-    # Live widgets: is the result still running (keep polling; else the htmx answer is 286, stop)?
-    running: Callable[[Any], bool] | None = None
-    # Live widgets: form values the result sets (a run's start time), written back to the form and URL.
-    form_state: Callable[[Any], Mapping[str, str]] | None = None
+    predict: Callable[[Any, Any], Prediction] | None = None
 
 
 def one_of(*allowed: int) -> AfterValidator:

@@ -7,7 +7,7 @@ import pkgutil
 
 import app.widgets as package
 
-NOT_WIDGETS = {"base", "registry", "catalog"}
+NOT_WIDGETS = {"base", "registry", "catalog", "service"}
 
 for info in pkgutil.iter_modules(package.__path__):
     if info.name not in NOT_WIDGETS and not info.name.startswith("_"):

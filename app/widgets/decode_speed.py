@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -12,7 +12,7 @@ from app.engine.placement import NodeLoad
 from app.engine.plan import PlanRequest, node_load
 from app.widgets._fields import GPU_OPTIONS, MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import Tick, linear_ticks
-from app.widgets.base import Widget
+from app.widgets.base import Prediction, Widget
 from app.widgets.registry import register
 
 BAR_WIDTH = 340
@@ -98,19 +98,16 @@ def place(params: Params, view: DecodeView) -> NodeLoad:
     )
 
 
-def predict(params: Params, view: DecodeView) -> dict[str, Any]:
+def predict(params: Params, view: DecodeView) -> Prediction:
     """How fast one user is served, guessed before the ceiling is shown."""
     s = view.d.chosen
-    return {
-        "key": "tokens_per_second",
-        "unit": "tokens/s",
-        "choice_label": "",
-        "choices": [],
-        "answer_choice": "",
-        "question": f"How many tokens a second can one {dict(GPU_OPTIONS)[s.gpu]} produce for one user?",
-        "answer": s.tokens_per_second,
-        "answer_text": f"{s.tokens_per_second:,.0f} tokens/s",
-    }
+    return Prediction(
+        key="tokens_per_second",
+        unit="tokens/s",
+        question=f"How many tokens a second can one {dict(GPU_OPTIONS)[s.gpu]} produce for one user?",
+        answer=s.tokens_per_second,
+        answer_text=f"{s.tokens_per_second:,.0f} tokens/s",
+    )
 
 
 WIDGET = register(
@@ -122,6 +119,6 @@ WIDGET = register(
         template="widgets/decode-speed.html",
         node_load=place,
         description="tokens/s ≤ bandwidth ÷ bytes read per token, on A100, H100 and H200.",
-        extra={"predict": predict},
+        predict=predict,
     )
 )

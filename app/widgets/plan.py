@@ -27,7 +27,7 @@ from app.engine.workload import (
 from app.format import gb
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key, engine_range
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
-from app.widgets.base import Widget
+from app.widgets.base import Prediction, Widget
 from app.widgets.registry import register
 
 # Every knob of POST /api/plan that the widget can show, in the order the form lists them.
@@ -330,27 +330,20 @@ def place(params: Params, view: PlanView) -> NodeLoad:
     return node_load(view.plan)
 
 
-def predict(params: Params, view: PlanView) -> dict[str, Any]:
+def predict(params: Params, view: PlanView) -> Prediction:
     """The question a learner answers before the reveal, and the engine's answer to it."""
     mem = view.plan.per_gpu
     answer = {"unit": "GB", "answer": mem.total / 1e9, "answer_text": gb(mem.total, 1)}
     if params.predict_key() == "launch":
-        return {
+        return Prediction(
             **answer,
-            "key": "launch",
-            "question": "How many GB does each GPU need for this job?",
-            "choice_label": "Will the job start?",
-            "choices": [("starts", "It starts"), ("refused", "It is refused")],
-            "answer_choice": "starts" if view.plan.fits else "refused",
-        }
-    return {
-        **answer,
-        "key": "gpu0_gb",
-        "question": f"How many GB of GPU 0's {gb(mem.capacity, 0)} will it take?",
-        "choice_label": "",
-        "choices": [],
-        "answer_choice": "",
-    }
+            key="launch",
+            question="How many GB does each GPU need for this job?",
+            choice_label="Will the job start?",
+            choices=[("starts", "It starts"), ("refused", "It is refused")],
+            answer_choice="starts" if view.plan.fits else "refused",
+        )
+    return Prediction(**answer, key="gpu0_gb", question=f"How many GB of GPU 0's {gb(mem.capacity, 0)} will it take?")
 
 
 WIDGET = register(
@@ -362,6 +355,6 @@ WIDGET = register(
         template="widgets/plan.html",
         node_load=place,
         description="Any model served or trained on dgx-1: memory per GPU, the verdict, speed and why.",
-        extra={"predict": predict},
+        predict=predict,
     )
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -13,7 +13,7 @@ from app.engine.plan import PlanRequest, node_load
 from app.format import flops_rate, num
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import LogAxis, Tick
-from app.widgets.base import Widget
+from app.widgets.base import Prediction, Widget
 from app.widgets.registry import register
 
 PLOT_W, PLOT_H = 420, 210
@@ -134,19 +134,16 @@ def place(params: Params, view: RooflineView) -> NodeLoad:
     )
 
 
-def predict(params: Params, view: RooflineView) -> dict[str, Any]:
+def predict(params: Params, view: RooflineView) -> Prediction:
     """The batch at which decode reaches the ridge, guessed before the slider is shown."""
     n = view.r.batch_at_ridge
-    return {
-        "key": "batch_at_ridge",
-        "unit": "sequences",
-        "choice_label": "",
-        "choices": [],
-        "answer_choice": "",
-        "question": "How many sequences must share each decode step before it reaches the ridge?",
-        "answer": float(n or 0),
-        "answer_text": f"{n:,} sequences" if n else "never",
-    }
+    return Prediction(
+        key="batch_at_ridge",
+        unit="sequences",
+        question="How many sequences must share each decode step before it reaches the ridge?",
+        answer=float(n or 0),
+        answer_text=f"{n:,} sequences" if n else "never",
+    )
 
 
 WIDGET = register(
@@ -158,6 +155,6 @@ WIDGET = register(
         template="widgets/roofline.html",
         node_load=place,
         description="Log-log roofline of an H100 with decode's operating point moved by the batch.",
-        extra={"predict": predict},
+        predict=predict,
     )
 )

@@ -8,7 +8,6 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.engine.errors import DoesNotFit
 from app.engine.models import CATALOG, check_model_id
-from app.engine.placement import NodeLoad
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import serving_load, serving_request
@@ -55,19 +54,13 @@ class MiniChart(BaseModel):
     caption: str
 
 
-class Result(BaseModel):
+class Result(_live.LiveResult):
     """Everything the serving-run template shows."""
 
-    model_name: str
-    model_choices: list[tuple[str, str]]
     batch_options: list[tuple[str, str]] = [(str(b), str(b)) for b in BATCH_CHOICES]
-    play_options: list[tuple[str, str]] = _live.PLAY_OPTIONS
-    fits: bool
-    refusal: str = ""
     gpus: int = 1
     precision: str = "bf16"
     horizon_seconds: int = SIMULATED_SECONDS
-    live: _live.LiveState
     speed: float = 0
     arrival_rate: float
     max_batch: int
@@ -80,8 +73,6 @@ class Result(BaseModel):
     arrivals_chart: MiniChart | None = None
     queue_chart: MiniChart | None = None
     ttft_chart: MiniChart | None = None
-    announcement: str
-    node: NodeLoad
 
 
 def _run(p: Params, gpus: int) -> ServingRun:
@@ -162,23 +153,13 @@ def _announce(state: _live.LiveState, snap: ServingSnapshot | None) -> str:
 
 def compute(params: Params) -> Result:
     """The service's state now: settings, button pressed and start time in, snapshot and charts out."""
-    choices = [(m.id, m.name) for m in CATALOG.values()]
-    base = dict(model_name=CATALOG[params.model].name, model_choices=choices,
-                arrival_rate=params.arrival_rate, max_batch=params.max_batch)  # fmt: skip
+    base = dict(model_name=CATALOG[params.model].name, arrival_rate=params.arrival_rate, max_batch=params.max_batch)
     try:
         run, _ = _fitting_run(params)
     except DoesNotFit as exc:
         plan = make_plan(serving_request(_run(params, NODE_SPLITS[-1]), 1))
-        live = _live.LiveState(status="ready", started_at=0, elapsed=0, played=0, duration=1, run_of="")
-        return Result(
-            **base,
-            fits=False,
-            refusal=f"Even split over dgx-1's 8 GPUs the model does not fit: {exc}",
-            gpus=8,
-            live=live,
-            announcement=f"Does not fit: {exc}",
-            node=plan_node_load(plan),
-        )
+        lead = "Even split over dgx-1's 8 GPUs the model does not fit: "
+        return Result(**base, **_live.refused(exc, lead), gpus=8, node=plan_node_load(plan))
     speed = SIMULATED_SECONDS / params.play_seconds
     live = _live.resolve(params, params.play_seconds, _live.clock())
     snap = simulate_serving(run, params.seed, live.played * speed)
@@ -194,21 +175,6 @@ def compute(params: Params) -> Result:
     )  # fmt: skip
 
 
-def node_load(params: Params, result: Result) -> NodeLoad:
-    """The service's memory on dgx-1 and how busy it is right now."""
-    return result.node
-
-
-def running(result: Result) -> bool:
-    """Keep polling while the service runs."""
-    return result.live.running
-
-
-def form_state(result: Result) -> dict[str, str]:
-    """Hidden fields the next request (and a reload) needs."""
-    return result.live.form_values()
-
-
 WIDGET = register(
     Widget(
         name="serving-run",
@@ -216,11 +182,7 @@ WIDGET = register(
         params=Params,
         compute=compute,
         template="widgets/serving-run.html",
-        node_load=node_load,
         description="A live serving run: arrivals, continuous batching, queue, time to first token, time per "
         "output token, throughput, and what saturation looks like.",
-        live=True,
-        running=running,
-        form_state=form_state,
     )
 )

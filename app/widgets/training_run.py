@@ -9,8 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 from app.engine import compute as engine_compute
 from app.engine.errors import DoesNotFit
 from app.engine.hardware import get_gpu, peak_flops
-from app.engine.models import CATALOG, check_model_id
-from app.engine.placement import NodeLoad
+from app.engine.models import check_model_id
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import training_load
@@ -31,11 +30,6 @@ from app.widgets.registry import register
 # A starved run plays slower on screen, but at most this many times slower than the GPUs' own pace.
 MAX_SLOWDOWN = 4
 GPU_CHOICES = (1, 2, 4, 8, 16, 32, 64)
-
-
-def model_choices() -> list[tuple[str, str]]:
-    """Catalog models as select options."""
-    return [(m.id, m.name) for m in CATALOG.values()]
 
 
 class Params(_live.LiveParams):
@@ -72,19 +66,13 @@ class LossChart(BaseModel):
     caption: str
 
 
-class Result(BaseModel):
+class Result(_live.LiveResult):
     """Everything the training-run template shows."""
 
-    model_name: str
-    model_choices: list[tuple[str, str]]
     gpu_options: list[tuple[str, str]] = [
         (str(n), f"{n} ({n // 8} dgx-1 nodes)" if n > 8 else str(n)) for n in GPU_CHOICES
     ]
-    play_options: list[tuple[str, str]] = _live.PLAY_OPTIONS
     sequence_tokens: int = RUN_SEQUENCE_TOKENS
-    fits: bool
-    refusal: str = ""
-    live: _live.LiveState
     speed: float = Field(description="Simulated seconds per wall second")
     snap: TrainingSnapshot | None = None
     parameters: int
@@ -101,8 +89,6 @@ class Result(BaseModel):
     training_seconds: float = Field(default=0, description="Simulated seconds spent training")
     writing_seconds: float = Field(default=0, description="Simulated seconds spent writing checkpoints")
     chart: LossChart | None = None
-    announcement: str
-    node: NodeLoad
 
 
 def _run(p: Params) -> TrainingRun:
@@ -170,7 +156,6 @@ def compute(params: Params) -> Result:
     peak = peak_flops(gpu, run.precision)
     base = dict(
         model_name=arch.name,
-        model_choices=model_choices(),
         parameters=arch.active_parameters,
         tokens=run.train_tokens,
         gpus=run.gpus,
@@ -183,16 +168,7 @@ def compute(params: Params) -> Result:
         ideal = simulate_training(run.model_copy(update={"loader_samples_per_second": None}), params.seed, 0)
     except DoesNotFit as exc:
         plan = make_plan(run.plan_request())
-        live = _live.LiveState(status="ready", started_at=0, elapsed=0, played=0, duration=1, run_of="")
-        return Result(
-            **base,
-            fits=False,
-            refusal=f"This run cannot start: {exc}",
-            live=live,
-            speed=0,
-            announcement=f"Does not fit: {exc}",
-            node=plan_node_load(plan),
-        )
+        return Result(**base, **_live.refused(exc, "This run cannot start: "), speed=0, node=plan_node_load(plan))
     speed = max(
         ideal.total_seconds / params.play_seconds, first.total_seconds / (MAX_SLOWDOWN * params.play_seconds)
     )
@@ -214,21 +190,6 @@ def compute(params: Params) -> Result:
     )  # fmt: skip
 
 
-def node_load(params: Params, result: Result) -> NodeLoad:
-    """The run's memory on dgx-1, busy as it is right now."""
-    return result.node
-
-
-def running(result: Result) -> bool:
-    """Keep polling while the run runs."""
-    return result.live.running
-
-
-def form_state(result: Result) -> dict[str, str]:
-    """Hidden fields the next request (and a reload) needs."""
-    return result.live.form_values()
-
-
 WIDGET = register(
     Widget(
         name="training-run",
@@ -236,11 +197,7 @@ WIDGET = register(
         params=Params,
         compute=compute,
         template="widgets/training-run.html",
-        node_load=node_load,
         description="A live training run: 6·N·D FLOPs at an MFU, tokens/s, ETA, loss, utilisation, power, "
         "checkpoints, and a data loader that can starve the GPUs.",
-        live=True,
-        running=running,
-        form_state=form_state,
     )
 )

@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, BrowserContext, Locator, expect
 from app.drills.base import typed_form
 from app.lessons.blocks import validate_lesson_block
 from app.lessons.loader import load_lessons
-from app.web.lesson_drills import lesson_drills
+from app.pages.lesson_drills import lesson_drills
 from tests.e2e.conftest import ROOT, axe_violations, free_port, watch
 from tests.e2e.test_drills_e2e import fill, parameters
 

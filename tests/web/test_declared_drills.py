@@ -20,7 +20,7 @@ from app.classroom import attempts
 from app.drills.base import Drill, Question, typed_form
 from app.drills.seeds import learner_seed
 from app.main import create_app
-from app.web.lesson_drills import find_drill
+from app.pages.lesson_drills import find_drill
 from app.web.security import LEARNER_COOKIE, Signer
 from tests.conftest import FIXTURE_LESSONS, make_settings
 from tests.web.classroom_helpers import Instructor, Student

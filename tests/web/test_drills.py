@@ -7,7 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-import app.web.drills as drill_routes
+import app.pages.drills as drill_routes
 from app.classroom import attempts, ratelimit
 from app.drills.spot_the_mistake import SPREAD, catalogue
 from app.web.security import LEARNER_COOKIE, Signer

@@ -22,7 +22,7 @@ from app.drills.seeds import MAX_SEED
 from app.lessons.blocks import validate_lesson_block
 from app.lessons.expressions import Evaluator
 from app.lessons.loader import load_lessons
-from app.web.lesson_drills import lesson_drills
+from app.pages.lesson_drills import lesson_drills
 from tests.unit.drills.drill_helpers import drill, find, right_answers
 
 ROOT = Path(__file__).resolve().parents[3]

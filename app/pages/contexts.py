@@ -9,20 +9,23 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.classroom.classes import ClassBanner
-from app.engine.errors import EngineError
+from app.classroom.sheets import Sheet
 from app.engine.placement import COMPONENTS, NodeLoad, idle_node
 from app.format import gb
-from app.lessons.model import Lesson, Step
-from app.widgets.base import ParamErrors, Widget, field_errors, parse_params
+from app.lessons.model import Block, Lesson, Step
+from app.pages.drills import DrillView
+from app.widgets.base import Widget
+from app.widgets.service import W_MAX, as_text, render
 
 BAR_WIDTH = 200  # SVG units for 100 % of one GPU's memory
 
 # A step's address keeps each widget's inputs under keys named after the widget: `w2.gpus=4` is input `gpus` of
 # the step's second widget. Only inputs that differ from the lesson's own values are written.
-LINK_KEY = re.compile(r"^w([1-9][0-9]?)\.([a-z][a-z0-9_]{0,39})$")
+# The widget numbers are those of WidgetAddress.w: 1 to W_MAX (99).
+LINK_KEY = re.compile(rf"^w([1-9][0-9]{{0,{len(str(W_MAX)) - 1}}})\.([a-z][a-z0-9_]{{0,39}})$")
 LINK_KEYS_MAX = 60  # keys a guess form may carry through to the revealed widget
 LINK_VALUE_MAX = 200
 
@@ -122,6 +125,24 @@ def panel_view(node: NodeLoad | None) -> PanelView:
                      used=used, capacity=cap, summary=summary, announcement=announcement, legend=legend)
 
 
+class PredictView(BaseModel):
+    """A widget's question before the reveal, or the guess beside the engine's answer after it."""
+
+    key: str
+    question: str
+    unit: str
+    choice_label: str = ""
+    choices: list[tuple[str, str]] = Field(default_factory=list)
+    pending: bool = Field(description="True until the learner commits a guess: the widget stays closed")
+    guess: str = Field(default="", description="The committed guess, for display")
+    actual: str = Field(default="", description="The engine's answer, for display")
+    verdict: str = Field(default="", description="How close the guess came, in a sentence")
+    typed: str = Field(default="", description="What was typed, kept when it was refused")
+    choice: str = ""
+    error: str = ""
+    choice_error: str = ""
+
+
 class WidgetView(BaseModel):
     """One widget instance on a page or in an htmx response."""
 
@@ -136,10 +157,12 @@ class WidgetView(BaseModel):
     action: str
     values: dict[str, str]
     errors: dict[str, str]
-    params: Any = None
-    result: Any = None
+    params: BaseModel
+    result: BaseModel
     node: NodeLoad | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)
+    running: bool | None = Field(default=None, description="A live run: still running; None for other widgets")
+    predict: PredictView | None = Field(default=None, description="The guess asked for first, or beside the answer")
+    sheet: Sheet | None = Field(default=None, description="The learner's workload sheet, for the widgets showing it")
     defaults: dict[str, str] = Field(
         default_factory=dict, description="The lesson's own values as text: a link names only what differs"
     )
@@ -172,7 +195,7 @@ class WidgetView(BaseModel):
 
     def url_with(self, changes: Mapping[str, Any]) -> str:
         """This instance's address (its step inside a lesson) with some inputs changed: a shareable link."""
-        values = {**self.values, **{k: _text(v) for k, v in changes.items() if k in self.values}}
+        values = {**self.values, **{k: as_text(v) for k, v in changes.items() if k in self.values}}
         if not self.lesson:  # the widget's own page reads plain keys
             return f"{self.action}?" + urlencode({"w": self.index, **values})
         return _address(self.action, _in_order({**self.carry, **self.own_keys(values)}))
@@ -208,59 +231,18 @@ def link_keys(form: Mapping[str, Any]) -> dict[str, str]:
     return _in_order(dict(list(keys.items())[:LINK_KEYS_MAX]))
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) >= 1e6:
-        return f"{value:.6g}".replace("e+", "e")  # 1.56e13, as a person types it
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return "" if value is None else str(value)
-
-
 def widget_view(
     widget: Widget, defaults: Mapping[str, Any], query: Mapping[str, Any], *, index: int,
     lesson: str = "", step: int = 0,
 ) -> WidgetView:
-    """Validate, compute and describe one widget instance; invalid input keeps the typed values."""
-    action = f"/lessons/{lesson}/{step}" if lesson else f"/widgets/{widget.name}"
-    fields = widget.params.model_fields
-    base = {k: _text(v.default) for k, v in fields.items()}
-    base.update({k: _text(v) for k, v in defaults.items() if k in fields})
-    typed = {k: str(v) for k, v in query.items() if k in fields}
-    view = WidgetView(name=widget.name, title=widget.title, wid=f"w{index}", index=index, lesson=lesson,
-                      step=step, action=action, values={**base, **typed}, errors={}, defaults=base)
-    changed = {k: v for k, v in typed.items() if base.get(k) != v}
-    try:
-        params = parse_params(widget, defaults, typed)
-        view.result, view.node = _computed(widget, params)
-    except ParamErrors as exc:
-        view.errors = exc.errors
-    except (EngineError, ValidationError) as exc:  # the engine refuses what the Params let through
-        view.errors = engine_errors(widget, exc, changed)
-    if view.errors:  # show the lesson's own result beside the messages
-        params = parse_params(widget, defaults)
-        view.result, view.node = _computed(widget, params)
-    view.params = params
-    if widget.form_state is not None:
-        view.values.update(widget.form_state(view.result))  # a live run's start time travels with the page
-    return view
-
-
-def _computed(widget: Widget, params: Any) -> tuple[Any, NodeLoad | None]:
-    result = widget.compute(params)
-    return result, widget.node_load(params, result) if widget.node_load is not None else None
-
-
-def engine_errors(widget: Widget, exc: EngineError | ValidationError, changed: Mapping[str, str]) -> dict[str, str]:
-    """The engine's refusal as a message beside a field: the field it names when the widget has one, else the
-    first input the learner changed."""
-    if isinstance(exc, ValidationError):
-        return field_errors(widget, exc, changed)
-    fields = list(widget.params.model_fields)
-    named = getattr(exc, "field", "")
-    key = named if named in fields else next((k for k in fields if k in changed), fields[0])
-    return {key: str(exc)}
+    """One widget instance on a step (or on its own page when `lesson` is empty), as the template shows it."""
+    inst = render(widget, defaults, query)
+    return WidgetView(
+        name=inst.name, title=inst.title, wid=f"w{index}", index=index, lesson=lesson, step=step,
+        action=f"/lessons/{lesson}/{step}" if lesson else f"/widgets/{widget.name}", values=inst.values,
+        errors=inst.errors, params=inst.params, result=inst.result, node=inst.node, defaults=inst.defaults,
+        running=inst.running,
+    )  # fmt: skip
 
 
 class StepPage(BaseModel):
@@ -275,18 +257,18 @@ class StepPage(BaseModel):
     done: set[int]
     minutes_left: int
     cheatsheet: list[Step] = Field(default_factory=list)
-    drills: dict[int, Any] = Field(default_factory=dict, description="app.web.drills.DrillView by block")
+    drills: dict[int, DrillView] = Field(default_factory=dict, description="The drill blocks, by position")
     classroom: ClassBanner | None = Field(default=None, description="The learner's class banner, when in a class")
 
     @property
     def revealed(self) -> bool:
         """Every "predict first" widget on the step has its guess: reveal blocks may show."""
-        return not any(getattr(v.extra.get("predict"), "pending", False) for v in self.widgets.values())
+        return not any(v.predict is not None and v.predict.pending for v in self.widgets.values())
 
     @property
     def locked(self) -> bool:
         """The learner's class is held at an earlier step: this one shows a message instead."""
         return self.classroom is not None and self.classroom.locked
 
-    def block_widgets(self) -> list[tuple[int, Any]]:
+    def block_widgets(self) -> list[tuple[int, Block]]:
         return list(enumerate(self.step.blocks))
