@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.drills import answers as read
 from app.engine.placement import NodeLoad
-from app.format import gb, gib
+from app.engine.text import gb, gib
 
 # How a size may be typed, without a number that could be close to an answer.
 SIZE_EXAMPLE = "a size: a bare number means GB; GiB, TB or bytes work too"

@@ -11,7 +11,7 @@ from app.drills.registry import register
 from app.engine.hardware import get_gpu
 from app.engine.memory import TrainingState, training_precision, training_state
 from app.engine.models import CATALOG
-from app.format import billions, gb, gib, num
+from app.engine.text import billions, gb, gib, num
 
 NAME = "bytes-per-parameter"
 GPU = "h100"

@@ -40,7 +40,7 @@ from app.drills.base import (
     close,
     distinct,
 )
-from app.format import gb, gib
+from app.engine.text import gb, gib
 
 MAX_DRAWS = 100  # redraws allowed to meet `require` before the question is an error
 MAX_CORNERS = 500  # every combination of listed values and range ends is checked when there are at most this many

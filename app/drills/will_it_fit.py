@@ -25,7 +25,7 @@ from app.engine.fixes import fixes
 from app.engine.models import CATALOG, get_model
 from app.engine.placement import COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
-from app.format import billions, gb, gib, num
+from app.engine.text import billions, gb, gib, num
 
 NAME = "will-it-fit"
 PER_GPU_TOLERANCE = 0.03

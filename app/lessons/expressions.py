@@ -10,7 +10,7 @@ from typing import Any
 from jinja2 import StrictUndefined, Template
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from app.format import FILTERS
+from app.engine.text import FILTERS
 
 EXPRESSION = re.compile(r"\{\{(.+?)\}\}")
 

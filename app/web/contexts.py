@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.classroom.classes import ClassBanner
 from app.engine.errors import EngineError
 from app.engine.placement import COMPONENTS, NodeLoad, idle_node
-from app.format import gb
+from app.engine.text import gb
 from app.lessons.model import Lesson, Step
 from app.widgets.base import ParamErrors, Widget, field_errors, parse_params
 

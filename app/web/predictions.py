@@ -15,7 +15,7 @@ from app.classroom import predictions
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
 from app.drills.answers import parse_size
-from app.format import ratio
+from app.engine.text import ratio
 from app.lessons.model import Block, Lesson, Step
 from app.web.contexts import WidgetView, link_keys, panel_view
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson, is_htmx

@@ -17,7 +17,7 @@ from app.engine.chips import (
     workload_timing,
 )
 from app.engine.models import CATALOG, check_model_id
-from app.format import flops_rate, gb, gb_s, seconds, tb_s
+from app.engine.text import flops_rate, gb, gb_s, seconds, tb_s
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
 

@@ -13,9 +13,9 @@ from app.engine.cost import CostAssumptions, own_vs_rent
 from app.engine.hardware import DGX_H100, peak_flops
 from app.engine.models import CATALOG, check_model_id
 from app.engine.plan import Plan, PlanRequest, make_plan
+from app.engine.text import gb, num, pct, sci, seconds, usd
 from app.engine.training_run import RUN_SEQUENCE_TOKENS
 from app.engine.units import SECONDS_PER_DAY
-from app.format import gb, num, pct, sci, seconds, usd
 from app.widgets.base import Widget
 from app.widgets.registry import get_widget, register
 

@@ -8,7 +8,7 @@ from app.engine.models import CATALOG, check_model_id
 from app.engine.placement import NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.plan import node_load as plan_node_load
-from app.format import seconds
+from app.engine.text import seconds
 from app.widgets._chart import Tick, nice_step, ticks
 from app.widgets.base import Widget
 from app.widgets.registry import register

@@ -10,7 +10,7 @@ from app.engine.decode import DecodePoint, DecodeRoofline, decode_roofline
 from app.engine.models import get_model
 from app.engine.placement import NodeLoad
 from app.engine.plan import PlanRequest, node_load
-from app.format import flops_rate, num
+from app.engine.text import flops_rate, num
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Widget

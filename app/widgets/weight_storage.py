@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.engine.placement import NodeLoad, spread
 from app.engine.storage import WeightStorage, weight_storage
-from app.format import gb
+from app.engine.text import gb
 from app.widgets._fields import TypedCount
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register

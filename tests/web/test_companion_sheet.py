@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from app import profiling
 from app.classroom import sheets
-from app.format import md as markdown_text
 from app.profiling import ProfileReport
+from app.web.templating import md as markdown_text
 
 HX = {"HX-Request": "true"}
 SHEET = "/companion/sheet"
