@@ -8,14 +8,13 @@ from collections.abc import Mapping
 
 from app.drills.base import SIZE_EXAMPLE, Drill, Feedback, Given, Part, Question, Solution, Variant, distinct
 from app.drills.registry import register
-from app.engine.hardware import get_gpu
+from app.engine.hardware import DGX_H100, get_gpu
 from app.engine.memory import TrainingState, training_precision, training_state
 from app.engine.models import CATALOG
 from app.engine.text import billions, gb, gib, num
 
 NAME = "bytes-per-parameter"
 GPU = "h100"
-NODE_GPUS = 8  # dgx-1
 TOTAL_TOLERANCE = 0.02
 OPTIMIZERS = {
     "adam": "Adam in mixed precision (bf16 weights and gradients)",
@@ -60,7 +59,7 @@ def generate(rng: random.Random) -> Question:
         prompt=f"Your team wants to train {who} with {OPTIMIZERS[optimizer]}. Size its training state before "
         "activations.",
         givens=[
-            Given(label="GPU", text=f"H100 with {gb(capacity, 0)} of memory; dgx-1 has {NODE_GPUS} of them"),
+            Given(label="GPU", text=f"H100 with {gb(capacity, 0)} of memory; dgx-1 has {DGX_H100.gpus} of them"),
             Given(label="Units", text="1 GB = 10⁹ bytes"),
         ],
         parameters={
@@ -218,8 +217,8 @@ def solve(q: Question) -> Solution:
         Variant(
             part="total",
             id="per-gpu-for-total",
-            value=total / NODE_GPUS,
-            message=f"That is one GPU's share over dgx-1's {NODE_GPUS} GPUs; the question asks for the "
+            value=total / DGX_H100.gpus,
+            message=f"That is one GPU's share over dgx-1's {DGX_H100.gpus} GPUs; the question asks for the "
             "total.",
         ),
         Variant(
@@ -239,7 +238,7 @@ def solve(q: Question) -> Solution:
     return Solution(
         expected=expected,
         variants=distinct(q, expected, variants),
-        steps=[
+        solution=[
             f"{st.note} keeps, for every parameter, {_pieces(st, precision)} = {st.total:g} bytes.",
             f"{billions(params)} parameters × {st.total:g} bytes = {gb(total)} of training state "
             f"({gib(total)}), before activations.",

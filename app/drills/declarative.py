@@ -353,7 +353,7 @@ class Declared:
         return Solution(
             expected=expected,
             variants=distinct(q, expected, self.variants(q)),
-            steps=[self._text(("solution", i), line, q.parameters) for i, line in enumerate(self.spec.solution)],
+            solution=[self._text(("solution", i), line, q.parameters) for i, line in enumerate(self.spec.solution)],
             hints=[self._text(("hints", i), line, q.parameters) for i, line in enumerate(self.spec.hints)],
         )
 

@@ -388,7 +388,7 @@ def solve(q: Question) -> Solution:
     return Solution(
         expected=expected,
         variants=distinct(q, expected, variants),
-        steps=steps,
+        solution=steps,
         hints=_hints(req),
         rows=[Row(component=c, label=_label(c, req.mode), bytes=parts[c]) for c in parts if parts[c]],
         total=mem.total,

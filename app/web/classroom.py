@@ -15,6 +15,7 @@ from app.classroom import classes, dashboard, export
 from app.classroom.class_models import Classroom
 from app.classroom.models import utcnow
 from app.classroom.outline import Outline, StepOutline
+from app.classroom.ratelimit import RateLimited
 from app.lessons.model import Lesson
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
@@ -45,7 +46,7 @@ def client(request: Request) -> str:
     return classes.client_key(request.client.host if request.client else None)
 
 
-def too_many(exc: classes.TooManyAttempts) -> HTTPException:
+def too_many(exc: RateLimited) -> HTTPException:
     return HTTPException(status_code=429, detail=str(exc), headers={"Retry-After": str(exc.retry_after)})
 
 
@@ -117,7 +118,7 @@ async def teach_create(
         await classes.guard_create(db, client(request), admin_ok(settings.admin_token, admin_token))
         chosen = _checked_create(settings.admin_token, admin_token, lesson, ends, lessons)
         klass, key = await classes.create_class(db, title, outline_for(chosen[0]), chosen[1])
-    except classes.TooManyAttempts as exc:
+    except RateLimited as exc:
         raise too_many(exc) from exc
     except classes.ClassError as exc:
         html = tpl.page("classroom/teach.html", request=request, lessons=lesson_options(lessons), ends=ENDS,
@@ -188,7 +189,7 @@ async def join(
     values = {"code": code, "name": name}
     try:
         klass, member = await classes.join(db, code, name, learner, client(request))
-    except classes.TooManyAttempts as exc:
+    except RateLimited as exc:
         return _join_page(tpl, request, values, {"code": str(exc)}, 429, {"Retry-After": str(exc.retry_after)})
     except classes.ClassError as exc:
         return _join_page(tpl, request, values, {exc.field: exc.message}, exc.status)

@@ -402,21 +402,6 @@ class GradeRequest(BaseModel):
     )
 
 
-class GradeResponse(BaseModel):
-    """The graded answers, the score and the worked solution."""
-
-    drill: str
-    seed: int
-    parts: list[PartResult] = Field(description="Per part: correct, expected value, the message")
-    score: float = Field(description="Share of parts right, 0 to 1")
-    correct: bool = Field(description="Every part right")
-    mistake: str | None = Field(description="The first classic mistake recognised, if any")
-    solution: list[str] = Field(description="The worked solution, one step a line")
-    fixes: list[str] = Field(description="Smallest changes that make it fit (will-it-fit)")
-    principle: str | None = Field(description="The principle behind the answer (spot-the-mistake)")
-    link: str | None = Field(description="The step that teaches it")
-
-
 def _drill_or_404(name: str, lessons: list[Lesson]) -> Drill:
     drill = find_drill(lessons, name)
     if drill is None:
@@ -451,8 +436,8 @@ async def api_question(name: str, lessons: Lessons, seed: Annotated[int, Query(g
     return _drill_or_404(name, lessons).question(seed)
 
 
-@api.post("/{name:path}/grade", response_model=GradeResponse, responses=ERRORS)
-async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, Body()]) -> Response | GradeResponse:
+@api.post("/{name:path}/grade", response_model=Feedback, responses=ERRORS)
+async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, Body()]) -> Response | Feedback:
     """Grade answers for a seed: each part right or wrong with its expected value, the score, the solution."""
     drill = _drill_or_404(name, lessons)
     q = drill.question(body.seed)
@@ -465,18 +450,7 @@ async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, B
         ]
         message = "; ".join(f"{d['field']}: {d['message']}" for d in detail)
         return JSONResponse({"detail": detail, "message": message}, status_code=422)
-    return GradeResponse(
-        drill=fb.drill,
-        seed=fb.seed,
-        parts=fb.parts,
-        score=fb.score,
-        correct=fb.correct,
-        mistake=fb.mistake,
-        solution=fb.solution,
-        fixes=fb.fixes,
-        principle=fb.principle,
-        link=fb.link,
-    )
+    return fb
 
 
 router.include_router(api)

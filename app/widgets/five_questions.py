@@ -16,6 +16,7 @@ from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.text import gb, num, pct, sci, seconds, usd
 from app.engine.training_run import RUN_SEQUENCE_TOKENS
 from app.engine.units import SECONDS_PER_DAY
+from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
 from app.widgets.registry import get_widget, register
 
@@ -63,7 +64,7 @@ class Result(BaseModel):
     """The five answers."""
 
     model_name: str
-    model_choices: list[tuple[str, str]]
+    models: list[tuple[str, str]] = Field(default=MODEL_OPTIONS, description="Catalog models to pick from")
     answers: list[Answer]
 
 
@@ -210,8 +211,7 @@ def compute(params: Params) -> Result:
     """Five answers from the engine: memory, bound, GPU count, failure modes, cost."""
     c = _plans(params)
     answers = [_fit(c), _speed(c), _gpus(c), _failure(c), _cost(c)]
-    choices = [(k.id, k.name) for k in CATALOG.values()]
-    return Result(model_name=CATALOG[params.model].name, model_choices=choices, answers=answers)
+    return Result(model_name=CATALOG[params.model].name, answers=answers)
 
 
 WIDGET = register(

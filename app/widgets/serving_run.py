@@ -16,6 +16,7 @@ from app.engine.serving_run import ServingRun, ServingSnapshot, simulate_serving
 from app.engine.text import num, seconds
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot, nice_max
+from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
 
@@ -59,7 +60,7 @@ class Result(BaseModel):
     """Everything the serving-run template shows."""
 
     model_name: str
-    model_choices: list[tuple[str, str]]
+    models: list[tuple[str, str]] = Field(default=MODEL_OPTIONS, description="Catalog models to pick from")
     batch_options: list[tuple[str, str]] = [(str(b), str(b)) for b in BATCH_CHOICES]
     play_options: list[tuple[str, str]] = _live.PLAY_OPTIONS
     fits: bool
@@ -162,8 +163,7 @@ def _announce(state: _live.LiveState, snap: ServingSnapshot | None) -> str:
 
 def compute(params: Params) -> Result:
     """The service's state now: settings, button pressed and start time in, snapshot and charts out."""
-    choices = [(m.id, m.name) for m in CATALOG.values()]
-    base = dict(model_name=CATALOG[params.model].name, model_choices=choices,
+    base = dict(model_name=CATALOG[params.model].name,
                 arrival_rate=params.arrival_rate, max_batch=params.max_batch)  # fmt: skip
     try:
         run, _ = _fitting_run(params)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 from app.engine import compute as engine_compute
 from app.engine.errors import DoesNotFit
 from app.engine.hardware import get_gpu, peak_flops
-from app.engine.models import CATALOG, check_model_id
+from app.engine.models import check_model_id
 from app.engine.placement import NodeLoad
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
@@ -25,17 +25,13 @@ from app.engine.training_run import (
 )
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot
+from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
 
 # A starved run plays slower on screen, but at most this many times slower than the GPUs' own pace.
 MAX_SLOWDOWN = 4
 GPU_CHOICES = (1, 2, 4, 8, 16, 32, 64)
-
-
-def model_choices() -> list[tuple[str, str]]:
-    """Catalog models as select options."""
-    return [(m.id, m.name) for m in CATALOG.values()]
 
 
 class Params(_live.LiveParams):
@@ -76,7 +72,7 @@ class Result(BaseModel):
     """Everything the training-run template shows."""
 
     model_name: str
-    model_choices: list[tuple[str, str]]
+    models: list[tuple[str, str]] = Field(default=MODEL_OPTIONS, description="Catalog models to pick from")
     gpu_options: list[tuple[str, str]] = [
         (str(n), f"{n} ({n // 8} dgx-1 nodes)" if n > 8 else str(n)) for n in GPU_CHOICES
     ]
@@ -170,7 +166,6 @@ def compute(params: Params) -> Result:
     peak = peak_flops(gpu, run.precision)
     base = dict(
         model_name=arch.name,
-        model_choices=model_choices(),
         parameters=arch.active_parameters,
         tokens=run.train_tokens,
         gpus=run.gpus,

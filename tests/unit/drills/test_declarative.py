@@ -132,7 +132,7 @@ def test_any_seed_draws_a_question_whose_every_expression_evaluates(seed: int) -
     solution = d.solve(q)  # every answer, mistake, solution line and hint evaluated for this draw
     assert q.parameters["llm"] in ("llama-3.1-8b", "mistral-7b", "mixtral-8x7b")
     assert all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in solution.expected.values())
-    assert len(solution.steps) == 3 and "{{" not in " ".join(solution.steps + solution.hints + [q.prompt])
+    assert len(solution.solution) == 3 and "{{" not in " ".join(solution.solution + solution.hints + [q.prompt])
     assert d.grade(q, right_answers(d, q)).correct
     assert d.question(seed) == q  # the same seed, the same question
 
