@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.drills import declarative
+from app.drills import declarative, declared_check
 from app.drills.base import Drill
 from app.drills.registry import all_drills, get_drill
 from app.lessons.expressions import Evaluator
@@ -70,4 +70,4 @@ def find_drill(lessons: list[Lesson], name: str) -> Drill | None:
 
 def validate(name: str, params: Mapping[str, Any], source: str, seeds: int) -> list[str]:
     """Problems with a declared drill block, each with its line offset (the format, then its self-check)."""
-    return list(declarative.check(params, source, evaluator(), seeds=seeds, name=name))
+    return list(declared_check.check(params, source, evaluator(), seeds=seeds, name=name))
