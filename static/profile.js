@@ -15,9 +15,10 @@
   const PHASES = ["read", "parse", "arithmetic"];
   const VERBS = { read: "reading", parse: "parsing", arithmetic: "computing" };
 
-  // The same units as the server's `seconds` filter: µs below a millisecond, 3 figures in ms, then s.
+  // The same units as the engine's `seconds` formatter: 3 figures in µs below a millisecond, in ms, then s.
   const fmt = (s) => {
-    if (s < 1e-3) return `${(s * 1e6).toFixed(0)} µs`;
+    if (s === 0) return "0 s";
+    if (s < 1e-3) return `${Number((s * 1e6).toPrecision(3))} µs`;
     if (s < 1) return `${Number((s * 1e3).toPrecision(3))} ms`;
     return `${Number(s.toPrecision(3))} s`;
   };

@@ -21,7 +21,7 @@ from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, RateHit, utcnow
 from app.classroom.outline import Outline
 from app.classroom.progress import _insert, record_visit_in, touch_learner
-from app.classroom.ratelimit import hit
+from app.classroom.ratelimit import RateLimited, hit
 
 # 31 symbols: digits and capitals without the look-alikes 0/O, 1/I/L. 31**6 = 887,503,681 codes.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -37,6 +37,7 @@ PACE_MODES = ("free", "bring", "hold")
 WRONG_CODE_LIMIT = (10, 600)  # codes that match no open class, per browser: 10 per 10 minutes
 WRONG_CODE_ADDRESS_LIMIT = (100, 600)  # and per address, whatever the browser: 100 per 10 minutes
 CREATE_LIMIT = (30, 600)  # class creations without an admin token, or wrong admin tokens: 30 per 10 minutes
+COUNTED = "your network"  # who these limits count: the browser and its address, as the learner is told
 
 
 class ClassError(Exception):
@@ -45,14 +46,6 @@ class ClassError(Exception):
     def __init__(self, field: str, message: str, status: int = 422) -> None:
         self.field, self.message, self.status = field, message, status
         super().__init__(message)
-
-
-class TooManyAttempts(Exception):
-    """A client went past a rate limit; retry_after is in seconds."""
-
-    def __init__(self, retry_after: int) -> None:
-        self.retry_after = retry_after
-        super().__init__(f"Too many attempts from your network. Wait {retry_after} s and try again.")
 
 
 def aware(moment: datetime | None) -> datetime | None:
@@ -124,12 +117,7 @@ async def _over(db: Database, limits: dict[str, tuple[int, int]]) -> int | None:
 
 
 async def _count(db: Database, key: str, limit: tuple[int, int]) -> None:
-    from app.classroom.ratelimit import RateLimited
-
-    try:
-        await hit(db, key, *limit)
-    except RateLimited as exc:
-        raise TooManyAttempts(exc.retry_after) from exc
+    await hit(db, key, *limit, by=COUNTED)
 
 
 # --- creating ---------------------------------------------------------------------------------------
@@ -197,7 +185,7 @@ async def find_open_class(db: Database, code_text: str, client: str, learner_id:
     limits = {f"join-wrong:{client}:{learner_id}": WRONG_CODE_LIMIT, f"join-wrong:{client}": WRONG_CODE_ADDRESS_LIMIT}
     wait = await _over(db, limits)
     if wait is not None:
-        raise TooManyAttempts(wait)
+        raise RateLimited(wait, COUNTED)
     for key, limit in limits.items():
         await _count(db, key, limit)
     if not code_text.strip():

@@ -15,17 +15,20 @@ from app.classroom.progress import _insert
 class RateLimited(Exception):
     """Too many requests from one client; retry_after is in seconds."""
 
-    def __init__(self, retry_after: int) -> None:
+    def __init__(self, retry_after: int, by: str = "") -> None:
         self.retry_after = retry_after
-        super().__init__(f"Too many attempts. Wait {retry_after} s and try again.")
+        super().__init__(f"Too many attempts{f' from {by}' if by else ''}. Wait {retry_after} s and try again.")
 
 
-async def hit(db: Database, key: str, limit: int, window_seconds: int, now: float | None = None) -> int:
-    """Count one request for key in the current window; RateLimited past `limit`. Returns the count."""
+async def hit(
+    db: Database, key: str, limit: int, window_seconds: int, now: float | None = None, by: str = ""
+) -> int:
+    """Count one request for key in the current window; RateLimited (naming `by`, who is counted) past `limit`.
+    Returns the count."""
     now = time.time() if now is None else now
     async with db.session() as s:
         count = await count_hit(s, key, window_seconds, now)
-    check(count, limit, window_seconds, now)
+    check(count, limit, window_seconds, now, by)
     return count
 
 
@@ -40,7 +43,7 @@ async def count_hit(s: AsyncSession, key: str, window_seconds: int, now: float) 
     return int(count)
 
 
-def check(count: int, limit: int, window_seconds: int, now: float) -> None:
+def check(count: int, limit: int, window_seconds: int, now: float, by: str = "") -> None:
     """RateLimited when `count` is past `limit`, with the seconds left in the window."""
     if count > limit:
-        raise RateLimited(int(window_seconds - now % window_seconds) + 1)
+        raise RateLimited(int(window_seconds - now % window_seconds) + 1, by)

@@ -1,8 +1,9 @@
 """What a drill is: a question generated from a seed, parts that read answers as typed, and feedback.
 
 A drill module writes `generate(rng) -> Question` and `solve(question) -> Solution` (the expected value of
-each part, the classic wrong answers with their messages, the worked steps and the hints, all from the
-engine), and gets `grade(question, answers) -> Feedback` from here. The expected values live only in the
+each part, the classic wrong answers with their messages, the hints and the worked solution, all from the
+engine), and gets `grade(question, answers) -> Feedback` from here; the worked part (`Worked`) is the same
+fields in both. The expected values live only in the
 Solution, which the server computes when it grades; a Question carries none of them.
 """
 
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.drills import answers as read
 from app.engine.placement import NodeLoad
-from app.format import gb, gib
+from app.engine.text import gb, gib
 
 # How a size may be typed, without a number that could be close to an answer.
 SIZE_EXAMPLE = "a size: a bare number means GB; GiB, TB or bytes work too"
@@ -101,22 +102,27 @@ class Row(BaseModel):
     bytes: int
 
 
-class Solution(BaseModel):
+class Worked(BaseModel):
+    """What a learner reads once a question is graded: the worked solution and what goes with it."""
+
+    solution: list[str] = Field(description="The worked solution, one step a line")
+    rows: list[Row] = Field(default_factory=list, description="Per-GPU breakdown (will-it-fit)")
+    total: int | None = Field(default=None, description="Sum of the rows")
+    capacity: int | None = Field(default=None, description="Memory of one GPU, bytes (will-it-fit)")
+    fixes: list[str] = Field(default_factory=list, description="Smallest changes that make it fit (will-it-fit)")
+    principle: str | None = Field(default=None, description="The principle behind the answer (spot-the-mistake)")
+    link: str | None = Field(default=None, description="The step that teaches it")
+    link_text: str | None = Field(default=None, description="The words of that link")
+
+
+class Solution(Worked):
     """Everything the server knows about a question's answer: never sent before a graded attempt."""
 
     expected: dict[str, Value] = Field(description="Each part's expected value in base units")
     variants: list[Variant] = Field(default_factory=list)
-    steps: list[str] = Field(description="The worked solution, one step a line")
     hints: list[str] = Field(
         default_factory=list, description="Hints, mildest first; none gives a value away"
     )
-    rows: list[Row] = Field(default_factory=list, description="Per-GPU breakdown (will-it-fit)")
-    total: int | None = Field(default=None, description="Sum of the rows")
-    capacity: int | None = None
-    fixes: list[str] = Field(default_factory=list, description="Smallest changes that make it fit")
-    principle: str | None = None
-    link: str | None = None
-    link_text: str | None = None
 
 
 class PartResult(BaseModel):
@@ -136,23 +142,15 @@ class PartResult(BaseModel):
     message: str = Field(default="", description="What to say about this answer")
 
 
-class Feedback(BaseModel):
-    """The result of one graded submission, with the worked solution."""
+class Feedback(Worked):
+    """The result of one graded submission, with the worked solution: the page and the API both show it."""
 
     drill: str
     seed: int
-    parts: list[PartResult]
+    parts: list[PartResult] = Field(description="Per part: correct, expected value, the message")
     score: float = Field(description="Share of parts right, 0 to 1")
     correct: bool = Field(description="Every part right")
-    mistake: str | None = Field(default=None, description="The first classic mistake recognised")
-    solution: list[str] = Field(description="The worked solution, one step a line")
-    rows: list[Row] = Field(default_factory=list)
-    total: int | None = None
-    capacity: int | None = None
-    fixes: list[str] = Field(default_factory=list)
-    principle: str | None = None
-    link: str | None = None
-    link_text: str | None = None
+    mistake: str | None = Field(default=None, description="The first classic mistake recognised, if any")
 
     @property
     def right_parts(self) -> int:
@@ -317,14 +315,7 @@ def grade(question: Question, solution: Solution, answers: Mapping[str, str]) ->
         score=right / len(results),
         correct=right == len(results),
         mistake=next((r.mistake for r in results if r.mistake), None),
-        solution=solution.steps,
-        rows=solution.rows,
-        total=solution.total,
-        capacity=solution.capacity,
-        fixes=solution.fixes,
-        principle=solution.principle,
-        link=solution.link,
-        link_text=solution.link_text,
+        **{name: getattr(solution, name) for name in Worked.model_fields},
     )
 
 

@@ -8,14 +8,13 @@ from collections.abc import Mapping
 
 from app.drills.base import SIZE_EXAMPLE, Drill, Feedback, Given, Part, Question, Solution, Variant, distinct
 from app.drills.registry import register
-from app.engine.hardware import get_gpu
-from app.engine.memory import TrainingState, training_precision, training_state
+from app.engine.hardware import DGX_H100, get_gpu
 from app.engine.models import CATALOG
-from app.format import billions, gb, gib, num
+from app.engine.text import billions, gb, gib, num
+from app.engine.training_state import TrainingState, training_precision, training_state
 
 NAME = "bytes-per-parameter"
 GPU = "h100"
-NODE_GPUS = 8  # dgx-1
 TOTAL_TOLERANCE = 0.02
 OPTIMIZERS = {
     "adam": "Adam in mixed precision (bf16 weights and gradients)",
@@ -44,6 +43,16 @@ def _clear_gpu_count(total: float, capacity: float) -> bool:
     )
 
 
+PARTS = [
+    Part(id="bytes_per_parameter", prompt="Bytes of training state per parameter", kind="per_parameter",
+         unit="bytes per parameter", example="a number of bytes"),
+    Part(id="total", prompt="Total training state before activations", kind="size", unit="GB",
+         tolerance=TOTAL_TOLERANCE, example=SIZE_EXAMPLE),
+    Part(id="gpus", prompt="Fewest 80 GB GPUs that hold it, fully sharded", kind="count", unit="GPUs",
+         example="a whole number of GPUs"),
+]  # fmt: skip
+
+
 def generate(rng: random.Random) -> Question:
     """A model and an optimizer; parts: bytes a parameter, total state in GB, fewest 80 GB GPUs."""
     capacity = get_gpu(GPU).memory_bytes
@@ -60,41 +69,12 @@ def generate(rng: random.Random) -> Question:
         prompt=f"Your team wants to train {who} with {OPTIMIZERS[optimizer]}. Size its training state before "
         "activations.",
         givens=[
-            Given(label="GPU", text=f"H100 with {gb(capacity, 0)} of memory; dgx-1 has {NODE_GPUS} of them"),
+            Given(label="GPU", text=f"H100 with {gb(capacity, 0)} of memory; dgx-1 has {DGX_H100.gpus} of them"),
             Given(label="Units", text="1 GB = 10⁹ bytes"),
         ],
-        parameters={
-            "model": model,
-            "name": name,
-            "parameters": params,
-            "optimizer": optimizer,
-            "precision": precision,
-            "gpu": GPU,
-        },
-        parts=[
-            Part(
-                id="bytes_per_parameter",
-                prompt="Bytes of training state per parameter",
-                kind="per_parameter",
-                unit="bytes per parameter",
-                example="a number of bytes",
-            ),
-            Part(
-                id="total",
-                prompt="Total training state before activations",
-                kind="size",
-                unit="GB",
-                tolerance=TOTAL_TOLERANCE,
-                example=SIZE_EXAMPLE,
-            ),
-            Part(
-                id="gpus",
-                prompt="Fewest 80 GB GPUs that hold it, fully sharded",
-                kind="count",
-                unit="GPUs",
-                example="a whole number of GPUs",
-            ),
-        ],
+        parameters={"model": model, "name": name, "parameters": params, "optimizer": optimizer,
+                    "precision": precision, "gpu": GPU},  # fmt: skip
+        parts=PARTS,
     )
 
 
@@ -108,62 +88,34 @@ def _pieces(st: TrainingState, precision: str) -> str:
 
 def _per_parameter_variants(st: TrainingState, optimizer: str) -> list[tuple[str, float, str]]:
     """Classic wrong bytes-per-parameter figures for this optimizer: (mistake, value, why)."""
-    mixed = training_precision(optimizer, "bf16") != "fp32"
     out = [
-        (
-            "weights-only",
-            st.weights,
-            "that is the weights alone, the figure for serving; training also keeps gradients and the "
-            "optimizer state",
-        ),
-        (
-            "no-optimizer-state",
-            st.weights + st.gradients,
-            "that counts weights and gradients but leaves out the optimizer state",
-        ),
-    ]
-    if mixed:
-        out += [
-            (
-                "forgot-bf16-copies",
-                st.optimizer,
-                "that is the fp32 master copy and the optimizer's moments; the bf16 weights and bf16 "
-                "gradients add "
-                f"{st.weights:g} + {st.gradients:g} bytes",
-            ),
-            (
-                "fp32-instead-of-bf16",
-                4 + 4 + st.optimizer,
-                "that keeps the working weights and gradients in fp32; mixed precision keeps them in bf16 (2 "
-                "bytes) "
-                "beside one fp32 master copy",
-            ),
-        ]
+        ("weights-only", st.weights, "that is the weights alone, the figure for serving; training also keeps "
+         "gradients and the optimizer state"),
+        ("no-optimizer-state", st.weights + st.gradients,
+         "that counts weights and gradients but leaves out the optimizer state"),
+    ]  # fmt: skip
+    if training_precision(optimizer, "bf16") != "fp32":
+        out += _mixed_precision_variants(st)
     else:
-        out.append(
-            (
-                "extra-master-copy",
-                st.total + 4,
-                "in full fp32 the weights are already fp32: there is no separate master copy",
-            )
-        )
+        out.append(("extra-master-copy", st.total + 4,
+                    "in full fp32 the weights are already fp32: there is no separate master copy"))  # fmt: skip
     if optimizer == "adam-8bit":
-        out.append(
-            (
-                "moments-in-fp32",
-                training_state("adam").total,
-                "that is ordinary Adam; 8-bit Adam keeps each of its two moments in 1 byte",
-            )
-        )
+        out.append(("moments-in-fp32", training_state("adam").total,
+                    "that is ordinary Adam; 8-bit Adam keeps each of its two moments in 1 byte"))  # fmt: skip
     if optimizer == "sgd-momentum":
-        out.append(
-            (
-                "two-moments",
-                training_state("adam").total,
-                "that is Adam's figure; SGD with momentum keeps one moment, not two",
-            )
-        )
+        out.append(("two-moments", training_state("adam").total,
+                    "that is Adam's figure; SGD with momentum keeps one moment, not two"))  # fmt: skip
     return out
+
+
+def _mixed_precision_variants(st: TrainingState) -> list[tuple[str, float, str]]:
+    """The 16-bit copies forgotten, or kept in fp32 as well as the master copy."""
+    return [
+        ("forgot-bf16-copies", st.optimizer, "that is the fp32 master copy and the optimizer's moments; the bf16 "
+         f"weights and bf16 gradients add {st.weights:g} + {st.gradients:g} bytes"),
+        ("fp32-instead-of-bf16", 4 + 4 + st.optimizer, "that keeps the working weights and gradients in fp32; "
+         "mixed precision keeps them in bf16 (2 bytes) beside one fp32 master copy"),
+    ]  # fmt: skip
 
 
 def _active_parameter_variants(model: str, per_parameter: float, capacity: int) -> list[Variant]:
@@ -192,54 +144,16 @@ def solve(q: Question) -> Solution:
     capacity = get_gpu(GPU).memory_bytes
     total = params * st.total
     gpus = math.ceil(total / capacity)
-    wrong = _per_parameter_variants(st, optimizer)
     variants = [
-        Variant(part="bytes_per_parameter", id=m, value=v, message=f"{v:g} bytes: {why}.")
-        for m, v, why in wrong
-    ]
-    variants += [
-        Variant(
-            part="total",
-            id=m,
-            value=params * v,
-            message=f"{gb(params * v)} is {billions(params)} × {v:g} bytes: {why}.",
-        )
-        for m, v, why in wrong
-    ]
-    variants += _active_parameter_variants(str(p["model"]), st.total, capacity)
-    variants += [
-        Variant(
-            part="total",
-            id="gib-for-gb",
-            value=total / 2**30 * 1e9,
-            message=f"That is the total in GiB ({gib(total)}); the question asks for GB, and 1 GB = 10⁹ "
-            "bytes.",
-        ),
-        Variant(
-            part="total",
-            id="per-gpu-for-total",
-            value=total / NODE_GPUS,
-            message=f"That is one GPU's share over dgx-1's {NODE_GPUS} GPUs; the question asks for the "
-            "total.",
-        ),
-        Variant(
-            part="gpus",
-            id="rounded-down",
-            value=float(math.floor(total / capacity)),
-            message=f"{total / capacity:.2f} GPUs' worth of state needs {gpus} GPUs: round up, never down.",
-        ),
-        Variant(
-            part="gpus",
-            id="weights-only",
-            value=float(math.ceil(params * st.weights / capacity)),
-            message="That many GPUs hold the weights alone; the gradients and optimizer state need room too.",
-        ),
+        *_misread_variants(params, st, optimizer),
+        *_active_parameter_variants(str(p["model"]), st.total, capacity),
+        *_total_and_count_variants(params, st, capacity),
     ]
     expected = {"bytes_per_parameter": st.total, "total": total, "gpus": float(gpus)}
     return Solution(
         expected=expected,
         variants=distinct(q, expected, variants),
-        steps=[
+        solution=[
             f"{st.note} keeps, for every parameter, {_pieces(st, precision)} = {st.total:g} bytes.",
             f"{billions(params)} parameters × {st.total:g} bytes = {gb(total)} of training state "
             f"({gib(total)}), before activations.",
@@ -247,16 +161,47 @@ def solve(q: Question) -> Solution:
             f"GPU{'s' if gpus > 1 else ''} with full sharding (ZeRO-3), before activations and each GPU's "
             "runtime.",
         ],
-        hints=[
-            "Training keeps three things for every parameter: the working weights, their gradients and the "
-            "optimizer's state. " + _optimizer_hint(optimizer),
-            f"Multiply the bytes of one parameter by {billions(params)} parameters; 10⁹ bytes make one GB "
-            "(a GiB is 2³⁰ bytes, 7 % more).",
-            f"Full sharding spreads the state evenly over the GPUs: divide by one GPU's {gb(capacity, 0)} "
-            "and "
-            "round up to a whole GPU.",
-        ],
+        hints=_hints(params, optimizer, capacity),
     )
+
+
+def _misread_variants(params: float, st: TrainingState, optimizer: str) -> list[Variant]:
+    """Each wrong bytes-per-parameter figure, as that answer and as the total it gives."""
+    wrong = _per_parameter_variants(st, optimizer)
+    return [
+        *(Variant(part="bytes_per_parameter", id=m, value=v, message=f"{v:g} bytes: {why}.") for m, v, why in wrong),
+        *(Variant(part="total", id=m, value=params * v,
+                  message=f"{gb(params * v)} is {billions(params)} × {v:g} bytes: {why}.") for m, v, why in wrong),
+    ]  # fmt: skip
+
+
+def _total_and_count_variants(params: float, st: TrainingState, capacity: int) -> list[Variant]:
+    """The total in GiB or as one GPU's share; the GPU count rounded down or for the weights alone."""
+    total = params * st.total
+    return [
+        Variant(part="total", id="gib-for-gb", value=total / 2**30 * 1e9,
+                message=f"That is the total in GiB ({gib(total)}); the question asks for GB, and 1 GB = 10⁹ bytes."),
+        Variant(part="total", id="per-gpu-for-total", value=total / DGX_H100.gpus,
+                message=f"That is one GPU's share over dgx-1's {DGX_H100.gpus} GPUs; the question asks for the "
+                "total."),
+        Variant(part="gpus", id="rounded-down", value=float(math.floor(total / capacity)),
+                message=f"{total / capacity:.2f} GPUs' worth of state needs {math.ceil(total / capacity)} GPUs: "
+                "round up, never down."),
+        Variant(part="gpus", id="weights-only", value=float(math.ceil(params * st.weights / capacity)),
+                message="That many GPUs hold the weights alone; the gradients and optimizer state need room too."),
+    ]  # fmt: skip
+
+
+def _hints(params: float, optimizer: str, capacity: int) -> list[str]:
+    """Three things a parameter, times the parameters, over one GPU's memory."""
+    return [
+        "Training keeps three things for every parameter: the working weights, their gradients and the "
+        "optimizer's state. " + _optimizer_hint(optimizer),
+        f"Multiply the bytes of one parameter by {billions(params)} parameters; 10⁹ bytes make one GB "
+        "(a GiB is 2³⁰ bytes, 7 % more).",
+        f"Full sharding spreads the state evenly over the GPUs: divide by one GPU's {gb(capacity, 0)} "
+        "and round up to a whole GPU.",
+    ]
 
 
 def _optimizer_hint(optimizer: str) -> str:

@@ -126,7 +126,7 @@ def solve(q: Question) -> Solution:
     return Solution(
         expected={"mistake": letter},
         variants=variants,
-        steps=[f"The mistake: {right.title}.", f"The principle: {right.principle}"],
+        solution=[f"The mistake: {right.title}.", f"The principle: {right.principle}"],
         hints=[
             f"Rule one out: “{m.title}” would mean the team broke this rule: {m.principle} Did they?"
             for m in others[:2]

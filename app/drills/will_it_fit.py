@@ -20,12 +20,14 @@ from app.drills.base import (
     distinct,
 )
 from app.drills.registry import register
+from app.drills.will_it_fit_mistakes import per_gpu_variants
 from app.engine import memory
 from app.engine.fixes import fixes
 from app.engine.models import CATALOG, get_model
 from app.engine.placement import COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
-from app.format import billions, gb, gib, num
+from app.engine.text import billions, gb, num
+from app.engine.training_state import training_state
 
 NAME = "will-it-fit"
 PER_GPU_TOLERANCE = 0.03
@@ -128,60 +130,62 @@ def generate(rng: random.Random) -> Question:
 
 def _question(parameters: dict[str, Any], mem: memory.MemoryBreakdown) -> Question:
     req = _request(parameters)
-    arch = req.architecture
     gpus = f"{req.gpus} H100{'s' if req.gpus > 1 else ''}"
+    return Question(
+        drill=NAME,
+        title=f"{'Serve' if req.mode == 'serve' else 'Train'} {req.architecture.name} on {gpus}",
+        prompt=_prompt(req, gpus),
+        givens=_givens(req, mem),
+        parameters=parameters,
+        parts=_parts(req, mem),
+    )
+
+
+def _prompt(req: PlanRequest, gpus: str) -> str:
+    """The situation: the model, its precision, the GPUs, the batch and the context."""
+    arch = req.architecture
     seqs = f"{num(req.batch_size)} sequence{'s' if req.batch_size > 1 else ''}"
     if req.mode == "serve":
         how = "" if req.gpus == 1 else " split tensor-parallel"
         many = f"{seqs} at once, each keeping" if req.batch_size > 1 else "one sequence at a time, keeping"
-        prompt = (
+        return (
             f"Serve {arch.name} in {req.precision} on {gpus}{how}: {many} "
             f"{num(req.context_tokens)} tokens in a bf16 KV cache."
         )
-    else:
-        recompute = (
-            ""
-            if req.activation_checkpointing == "none"
-            else f", with {req.activation_checkpointing} activation checkpointing"
-        )
-        parallel = " (data parallel)" if req.gpus > 1 else ""
-        prompt = (
-            f"Train {arch.name} with Adam in mixed precision on {gpus}{parallel}: {seqs} of "
-            f"{num(req.context_tokens)} tokens on {'each GPU' if req.gpus > 1 else 'the GPU'}{recompute}."
-        )
-    components = [c for c in COMPONENTS if getattr(mem, c) > 0]
-    return Question(
-        drill=NAME,
-        title=f"{'Serve' if req.mode == 'serve' else 'Train'} {arch.name} on {gpus}",
-        prompt=prompt,
-        givens=_givens(req, mem),
-        parameters=parameters,
-        parts=[
-            Part(
-                id="fits",
-                prompt="Does it fit in each GPU's memory?",
-                kind="yes_no",
-                choices=[
-                    Choice(value="yes", label="Yes, it fits"),
-                    Choice(value="no", label="No, it does not fit"),
-                ],
-            ),
-            Part(
-                id="per_gpu",
-                prompt="Memory each GPU needs",
-                kind="size",
-                unit="GB",
-                tolerance=PER_GPU_TOLERANCE,
-                example=SIZE_EXAMPLE,
-            ),
-            Part(
-                id="largest",
-                prompt="Which part takes the most memory on a GPU?",
-                kind="choice",
-                choices=[Choice(value=c, label=_label(c, req.mode), names=NAMES[c]) for c in components],
-            ),
-        ],
+    mode = req.activation_checkpointing
+    recompute = "" if mode == "none" else f", with {mode} activation checkpointing"
+    parallel = " (data parallel)" if req.gpus > 1 else ""
+    return (
+        f"Train {arch.name} with Adam in mixed precision on {gpus}{parallel}: {seqs} of "
+        f"{num(req.context_tokens)} tokens on {'each GPU' if req.gpus > 1 else 'the GPU'}{recompute}."
     )
+
+
+def _parts(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Part]:
+    """Fits or not, the memory each GPU needs, and which of the parts on the GPU is the largest."""
+    components = [c for c in COMPONENTS if getattr(mem, c) > 0]
+    return [
+        Part(
+            id="fits",
+            prompt="Does it fit in each GPU's memory?",
+            kind="yes_no",
+            choices=[Choice(value="yes", label="Yes, it fits"), Choice(value="no", label="No, it does not fit")],
+        ),
+        Part(
+            id="per_gpu",
+            prompt="Memory each GPU needs",
+            kind="size",
+            unit="GB",
+            tolerance=PER_GPU_TOLERANCE,
+            example=SIZE_EXAMPLE,
+        ),
+        Part(
+            id="largest",
+            prompt="Which part takes the most memory on a GPU?",
+            kind="choice",
+            choices=[Choice(value=c, label=_label(c, req.mode), names=NAMES[c]) for c in components],
+        ),
+    ]
 
 
 def _label(component: str, mode: str, lower: bool = False) -> str:
@@ -195,161 +199,64 @@ def _bytes(n: float) -> str:
 
 
 def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
+    """The model's shape, what each part costs a parameter or a GPU, and the GPU."""
     arch = req.architecture
     experts = (
-        (
-            f", of which {billions(arch.active_parameters)} are active for each token "
-            f"({arch.experts_per_token} of {arch.experts} experts)"
-        )
-        if arch.experts > 1
-        else ""
-    )
+        f", of which {billions(arch.active_parameters)} are active for each token "
+        f"({arch.experts_per_token} of {arch.experts} experts)"
+        if arch.experts > 1 else ""
+    )  # fmt: skip
     shape = (
         f"{arch.layers} layers, {arch.heads} attention heads, {arch.n_kv_heads} KV heads, "
         f"head dimension {arch.n_head_dim}"
     )
-    givens = [Given(label="Model", text=f"{arch.name}: {num(arch.parameters)} parameters{experts}; {shape}")]
-    if req.mode == "serve":
-        q = memory.QUANTIZATION[req.precision]
-        scales = f"; {q.note}" if q.granularity == "group" else ""
-        kept = ""
-        if req.precision in memory.QUANTIZED:
-            quantized = memory.quantized_parameters(arch, req.precision)
-            kept = (
-                f" for the {num(quantized)} in the layers' matrices; the other {num(arch.parameters - quantized)} "
-                f"({memory.KEPT_16BIT_PARTS}) stay bf16"
-            )
-        givens += [
-            Given(
-                label="Weights",
-                text=f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a parameter"
-                f"{kept}{scales}",
-            ),
-            Given(label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"),
-            Given(label="Prefill workspace (activations)", text=f"{gb(mem.activations)} a GPU"),
-        ]
-    else:
-        st = memory.training_state("adam")
-        givens += [
-            Given(
-                label="Training state",
-                text=f"{st.total:g} bytes a parameter: {st.weights:g} weights + {st.gradients:g} gradients + "
-                f"{st.optimizer:g} optimizer state with its fp32 master copy",
-            ),
-            Given(label="Sharding", text=SHARDING_TEXT[req.sharding]),
-            Given(label="Activations", text=f"{gb(mem.activations)} a GPU for this batch and sequence length"),
-            Given(
-                label="Loss head",
-                text=f"{gb(mem.loss_head)} a GPU: the logits of every token, in 16 and 32 bits, and their gradient",
-            ),
-        ]
-    givens += [
+    return [
+        Given(label="Model", text=f"{arch.name}: {num(arch.parameters)} parameters{experts}; {shape}"),
+        *(_serve_givens(req, mem) if req.mode == "serve" else _train_givens(req, mem)),
         Given(label="Runtime", text=f"{gb(mem.runtime)} a GPU (CUDA context and libraries)"),
         Given(label="GPU", text=f"H100, planned at {gb(mem.capacity, 0)} of memory (the card holds 80 GiB)"),
     ]
-    return givens
+
+
+def _serve_givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
+    """Bytes a parameter at the precision (which parts a quantized checkpoint keeps in bf16), KV cache, workspace."""
+    arch, q = req.architecture, memory.QUANTIZATION[req.precision]
+    scales = f"; {q.note}" if q.granularity == "group" else ""
+    kept = ""
+    if req.precision in memory.QUANTIZED:
+        quantized = memory.quantized_parameters(arch, req.precision)
+        kept = (
+            f" for the {num(quantized)} in the layers' matrices; the other {num(arch.parameters - quantized)} "
+            f"({memory.KEPT_16BIT_PARTS}) stay bf16"
+        )
+    weights = f"{req.precision}: {_bytes(memory.bytes_per_parameter(req.precision))} a parameter{kept}{scales}"
+    return [
+        Given(label="Weights", text=weights),
+        Given(label="KV cache", text="bf16: 2 bytes a value, keys and values for every layer and KV head"),
+        Given(label="Prefill workspace (activations)", text=f"{gb(mem.activations)} a GPU"),
+    ]
+
+
+def _train_givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
+    """Training state a parameter, the sharding, and the activations and loss head a GPU."""
+    st = training_state("adam")
+    return [
+        Given(
+            label="Training state",
+            text=f"{st.total:g} bytes a parameter: {st.weights:g} weights + {st.gradients:g} gradients + "
+            f"{st.optimizer:g} optimizer state with its fp32 master copy",
+        ),
+        Given(label="Sharding", text=SHARDING_TEXT[req.sharding]),
+        Given(label="Activations", text=f"{gb(mem.activations)} a GPU for this batch and sequence length"),
+        Given(
+            label="Loss head",
+            text=f"{gb(mem.loss_head)} a GPU: the logits of every token, in 16 and 32 bits, and their gradient",
+        ),
+    ]
 
 
 def _plan(q: Question) -> Plan:
     return make_plan(_request(q.parameters))
-
-
-def _total_with(req: PlanRequest, **changes: int) -> float:
-    """Per-GPU bytes of the same plan with the model's architecture changed (a mistaken model)."""
-    arch = req.architecture.model_copy(update=changes)
-    return float(memory.per_gpu(req.model_copy(update={"model": arch})).total)
-
-
-def _per_gpu_variants(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Variant]:
-    arch, total, n = req.architecture, mem.total, req.gpus
-    w, kv = mem.weights, mem.kv_cache
-    out: list[tuple[str, float, str]] = []
-    if req.mode == "serve" and kv and arch.heads != arch.n_kv_heads:
-        out.append(
-            (
-                "all-heads",
-                _total_with(req, kv_heads=arch.heads),
-                f"that counts the KV cache from all {arch.heads} attention heads; only the {arch.n_kv_heads} "
-                "KV heads keep keys and values",
-            )
-        )
-    if arch.experts > 1:
-        out.append(
-            (
-                "active-parameters",
-                _total_with(req, experts=arch.experts_per_token),
-                f"that sizes the model by its {billions(arch.active_parameters)} active parameters; every "
-                "expert "
-                f"sits in memory, all {billions(arch.parameters)}",
-            )
-        )
-    if req.mode == "serve":
-        if req.precision in memory.QUANTIZED:
-            every = memory.weight_bytes(arch, req.precision, whole_model=True) / n
-            out.append(
-                (
-                    "quantized-everything",
-                    total - w + every,
-                    f"that stores every parameter in {req.precision}; real checkpoints keep "
-                    f"{memory.KEPT_16BIT_PARTS} in bf16",
-                )
-            )
-        if req.batch_size > 1 and kv:
-            out.append(
-                (
-                    "forgot-batch",
-                    total - kv + kv / req.batch_size,
-                    f"that keeps the KV cache of one sequence; {req.batch_size} sequences each keep their own",
-                )
-            )
-        if n > 1:
-            out.append(
-                (
-                    "not-split",
-                    total + (w + kv) * (n - 1),
-                    f"that is the whole model and cache; tensor parallelism divides them over the {n} GPUs",
-                )
-            )
-        if req.precision == "bf16":
-            out.append(("fp32-instead-of-bf16", total + w, "that stores the weights in fp32 (4 bytes); bf16 takes 2"))
-        out.append(("forgot-kv-cache", total - kv, "that leaves out the KV cache"))
-    else:
-        full = arch.parameters * memory.training_state("adam").total
-        state = mem.weights + mem.gradients + mem.optimizer
-        if req.sharding != "none":
-            out.append(
-                (
-                    "ignored-sharding",
-                    total - state + full,
-                    "that keeps the whole training state on every GPU; the sharding divides part of it",
-                )
-            )
-        elif n > 1:
-            out.append(
-                (
-                    "sharded-without-zero",
-                    total - state + full / n,
-                    "that divides the training state over the GPUs; plain data parallelism keeps a full copy "
-                    "on every GPU",
-                )
-            )
-        out.append(("forgot-activations", total - mem.activations, "that leaves out the activations"))
-        out.append(("forgot-loss-head", total - mem.loss_head, "that leaves out the loss head (the logits)"))
-        out.append(
-            (
-                "weights-only",
-                float(w),
-                "that is the weights alone; training adds gradients and optimizer state",
-            )
-        )
-    out.append(
-        (
-            "gib-for-gb",
-            total / 2**30 * 1e9,
-            f"that is the total in GiB ({gib(total)}); the question asks for GB, 10⁹ bytes",
-        )
-    )
-    return [Variant(part="per_gpu", id=m, value=float(v), message=f"{gb(v)}: {why}.") for m, v, why in out]
 
 
 def solve(q: Question) -> Solution:
@@ -359,28 +266,7 @@ def solve(q: Question) -> Solution:
     parts = _parts_of(mem)
     largest = max(parts, key=lambda c: parts[c])
     expected = {"fits": "yes" if plan.fits else "no", "per_gpu": float(mem.total), "largest": largest}
-    variants = _per_gpu_variants(req, mem)
-    variants.append(
-        Variant(
-            part="fits",
-            id="verdict",
-            value="no" if plan.fits else "yes",
-            message=f"Each GPU needs {gb(mem.total)} of its {gb(mem.capacity, 0)}: "
-            f"{'it fits' if plan.fits else 'it does not fit'}.",
-        )
-    )
-    variants += [
-        Variant(
-            part="largest",
-            id=f"not-{c}",
-            value=c,
-            message=f"{_label(c, req.mode)}: {gb(parts[c])} a GPU, but "
-            f"{_label(largest, req.mode, lower=True)} take {gb(parts[largest])}.",
-        )
-        for c in parts
-        if c != largest and parts[c] > 0
-    ]
-    found = fixes(req)
+    variants = [*per_gpu_variants(req, mem), _verdict_variant(plan), *_largest_variants(req.mode, parts, largest)]
     steps = _steps(plan)
     steps.append(
         f"The largest part is {_label(largest, req.mode, lower=True)}: {gb(parts[largest])} of {gb(mem.total)} a GPU."
@@ -388,13 +274,32 @@ def solve(q: Question) -> Solution:
     return Solution(
         expected=expected,
         variants=distinct(q, expected, variants),
-        steps=steps,
+        solution=steps,
         hints=_hints(req),
         rows=[Row(component=c, label=_label(c, req.mode), bytes=parts[c]) for c in parts if parts[c]],
         total=mem.total,
         capacity=mem.capacity,
-        fixes=[f.sentence for f in found[:3]] if not plan.fits else [],
+        fixes=[f.sentence for f in fixes(req)[:3]] if not plan.fits else [],
     )
+
+
+def _verdict_variant(plan: Plan) -> Variant:
+    """The wrong verdict, answered with the sum against the capacity."""
+    mem = plan.per_gpu
+    return Variant(part="fits", id="verdict", value="no" if plan.fits else "yes",
+                   message=f"Each GPU needs {gb(mem.total)} of its {gb(mem.capacity, 0)}: "
+                   f"{'it fits' if plan.fits else 'it does not fit'}.")  # fmt: skip
+
+
+def _largest_variants(mode: str, parts: dict[str, int], largest: str) -> list[Variant]:
+    """Each other part named as the largest, answered with its size beside the largest's."""
+    return [
+        Variant(part="largest", id=f"not-{c}", value=c,
+                message=f"{_label(c, mode)}: {gb(parts[c])} a GPU, but "
+                f"{_label(largest, mode, lower=True)} take {gb(parts[largest])}.")  # fmt: skip
+        for c in parts
+        if c != largest and parts[c] > 0
+    ]
 
 
 def _steps(plan: Plan) -> list[str]:

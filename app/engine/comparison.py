@@ -7,13 +7,14 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import compute
-from app.engine.memory import training_bytes_per_parameter
+from app.engine.hardware import DGX_H100
 from app.engine.models import get_model
 from app.engine.plan import Plan, make_plan
+from app.engine.training_state import training_bytes_per_parameter
 from app.engine.workload import PlanRequest
 
 # The training plan spreads the state over at least one dgx-1 (8 GPUs) with ZeRO-3 and recomputation.
-NODE_GPUS = 8
+NODE_GPUS = DGX_H100.gpus  # training is sized from one dgx-1
 
 
 class TrainVsServe(BaseModel):

@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.engine.activations import loss_head_bytes, serving_workspace_bytes, training_activation_bytes
 from app.engine.errors import EngineError
 from app.engine.hardware import get_gpu
 from app.engine.models import Architecture
 from app.engine.text import gb
+from app.engine.training_state import shard, training_precision, training_state
 from app.engine.units import BITS_PER_PRECISION
-from app.engine.workload import CHECKPOINTING_MODES, MAX_GPUS, PlanRequest
+from app.engine.workload import MAX_GPUS, PlanRequest
 
 # CUDA context and libraries on each GPU: about 0.5 GB of CUDA context with PyTorch on an H100, plus
 # cuBLAS/cuDNN/NCCL workspaces and kernel images (engine-cases.md: "CUDA context and kernels take
 # 1-2 GB"). 1.8 GB puts the lesson's serve plan for Llama 3.1 8B at its ~19 GB (EleutherAI's
 # "1.2 x weights" rule of thumb gives 19.3 GB).
 RUNTIME_BYTES = 1_800_000_000
-
-# Activations and logits in serving are 16-bit (fp32 when the weights are fp32); logits are fp32.
-LOGIT_BYTES = 4
-
 
 class Quantization(BaseModel):
     """How a storage precision records its scales, and what they cost."""
@@ -140,231 +137,6 @@ def cached_tokens(arch: Architecture, tokens: int) -> int:
 def kv_cache_bytes(arch: Architecture, kv_precision: str, tokens: int, batch: int = 1) -> int:
     """KV cache of `batch` sequences of `tokens` tokens each (capped at a sliding window)."""
     return math.ceil(kv_bytes_per_token(arch, kv_precision) * cached_tokens(arch, tokens) * batch)
-
-
-def activation_bytes_per_element(precision: str) -> int:
-    """Activations are 16-bit in mixed precision and with quantized weights; fp32 with fp32 weights."""
-    return 4 if precision == "fp32" else 2
-
-
-# One transformer block's tensors that autograd keeps for the backward pass, per token of the
-# micro-batch, in a Llama-style block as it is trained today: pre-norm (RMSNorm), RoPE, FlashAttention
-# (the s x s score matrix is never stored: its backward recomputes it from Q, K, V, the output and the
-# softmax's log-sum-exp; Dao et al. 2022), grouped-query attention (K and V are kv_heads wide),
-# a gated SwiGLU MLP, no dropout (Llama 3's attention_dropout is 0.0) and, in a mixture of experts,
-# each token's k routed experts. "act" is the activation width: 2 bytes (bf16/fp16, fp8 training
-# keeps bf16 activations) or 4 (fp32). d = hidden, q = heads x head_dim, kv = kv_heads x head_dim,
-# f = ffn, k = experts a token. Which checkpointing mode keeps it:
-#
-# | tensor                                   | a token | bytes | none | selective | full |
-# | block input x (norm 1 input, residual)   | d       | act   | yes  | yes       | yes  |
-# | norm 1 statistic (1/rms; LayerNorm: +mean)| 1 (2)  | 4     | yes  | -         | -    |
-# | norm 1 output (input of Q, K, V)         | d       | act   | yes  | -         | -    |
-# | Q, K, V projections (attention inputs)   | q + 2kv | act   | yes  | yes       | -    |
-# | attention output (input of O projection) | q       | act   | yes  | -         | -    |
-# | softmax log-sum-exp (FlashAttention)     | heads   | 4     | yes  | -         | -    |
-# | x + attention (norm 2 input, residual)   | d       | act   | yes  | yes       | -    |
-# | norm 2 statistic                         | 1 (2)   | 4     | yes  | -         | -    |
-# | norm 2 output (input of the MLP)         | d       | act   | yes  | -         | -    |
-# | router logits (MoE only)                 | experts | 4     | yes  | yes       | -    |
-# | gate projection (SwiGLU) / fc1 (GELU)    | k.f     | act   | yes  | yes       | -    |
-# | up projection (SwiGLU only)              | k.f     | act   | yes  | yes       | -    |
-# | SiLU(gate) / GELU(fc1)                   | k.f     | act   | yes  | -         | -    |
-# | SiLU(gate) x up (input of down, SwiGLU)  | k.f     | act   | yes  | -         | -    |
-#
-# Llama 3.1 8B in bf16: none 168,072 B a token a layer (41 x d), selective 86,016 (21 x d), full 8,192.
-# Selective keeps the matrix multiplies' outputs and recomputes the cheap element-wise parts and the
-# attention (torchtitan's and Megatron's selective checkpointing); full keeps the block input and
-# reruns the whole block. In the backward pass the layer being worked on holds what was recomputed:
-# one layer's "none" tensors beyond what the mode keeps, counted once on top of the L layers.
-#
-# The textbook L·s·b·h·(34 + 5·a·s/h) (Korthikanti et al. 2022, the Ultra-Scale Playbook) is the
-# pre-FlashAttention case: it stores the a x s x s score matrix and its softmax (5·a·s/h), dropout
-# masks, full multi-head K and V and a 4h GELU MLP. korthikanti_activation_bytes keeps it for comparison.
-Keep = tuple[bool, bool, bool]
-_ALL: Keep = (True, True, True)
-_SELECTIVE: Keep = (True, True, False)
-_NONE_ONLY: Keep = (True, False, False)
-
-
-def layer_tensors(arch: Architecture, precision: str) -> list[tuple[str, int, Keep]]:
-    """(tensor, bytes a token, kept by none/selective/full) for one block, as the table above lists them."""
-    act = activation_bytes_per_element(precision)
-    d, heads = arch.hidden, arch.heads
-    q, kv = heads * arch.n_head_dim, arch.n_kv_heads * arch.n_head_dim
-    stat = 4 * (2 if arch.norm == "layernorm" else 1)
-    kf = arch.experts_per_token * arch.ffn
-    rows: list[tuple[str, int, Keep]] = [
-        ("block input", d * act, _ALL),
-        ("norm 1 statistic", stat, _NONE_ONLY),
-        ("norm 1 output", d * act, _NONE_ONLY),
-        ("Q, K, V projections", (q + 2 * kv) * act, _SELECTIVE),
-        ("attention output", q * act, _NONE_ONLY),
-        ("softmax log-sum-exp", heads * 4, _NONE_ONLY),
-        ("x + attention", d * act, _SELECTIVE),
-        ("norm 2 statistic", stat, _NONE_ONLY),
-        ("norm 2 output", d * act, _NONE_ONLY),
-    ]
-    if arch.experts > 1:
-        rows.append(("router logits", arch.experts * 4, _SELECTIVE))
-    if arch.gated_mlp:
-        rows += [
-            ("gate projection", kf * act, _SELECTIVE),
-            ("up projection", kf * act, _SELECTIVE),
-            ("SiLU(gate)", kf * act, _NONE_ONLY),
-            ("SiLU(gate) x up", kf * act, _NONE_ONLY),
-        ]
-    else:
-        rows += [("fc1 output", kf * act, _SELECTIVE), ("GELU(fc1)", kf * act, _NONE_ONLY)]
-    return rows
-
-
-def layer_activation_bytes(arch: Architecture, precision: str, checkpointing: str) -> int:
-    """Bytes a token that one block keeps for the backward pass under a checkpointing mode."""
-    i = _checkpointing_index(checkpointing)
-    return sum(nbytes for _, nbytes, keep in layer_tensors(arch, precision) if keep[i])
-
-
-def _checkpointing_index(checkpointing: str) -> int:
-    """0, 1, 2 for none, selective, full."""
-    try:
-        return CHECKPOINTING_MODES.index(checkpointing)
-    except ValueError:
-        raise EngineError(
-            f"Unknown activation checkpointing '{checkpointing}'. Known: {', '.join(CHECKPOINTING_MODES)}."
-        ) from None
-
-
-def training_activation_bytes(
-    arch: Architecture, seq: int, batch: int, checkpointing: str, precision: str
-) -> int:
-    """Activations of the transformer blocks kept for the backward pass on one GPU.
-
-    L layers keep what the mode keeps (the table above); the layer the backward pass is working on
-    also holds what its recomputation rebuilt: (L - 1) x kept + one layer's "none" tensors, a token.
-    """
-    kept = layer_activation_bytes(arch, precision, checkpointing)
-    working = layer_activation_bytes(arch, precision, "none")
-    return (arch.layers - 1) * kept * seq * batch + working * seq * batch
-
-
-# The loss head, per token of the micro-batch, at its peak (end of the forward pass and start of the
-# backward pass; checkpointing wraps the blocks, not the head, so every mode keeps it):
-#
-# | tensor                                     | a token | bytes        |
-# | final norm input and output (LM head input)| 2 x d   | act          |
-# | logits from the LM head                    | vocab   | act (16-bit) |
-# | fp32 logits / log-probabilities (the loss) | vocab   | 4            |
-# | their gradient, fp32                       | vocab   | 4            |
-#
-# Llama 3.1 8B, 32,768 tokens: 32,768 x 128,256 x 4 B = 16.8 GB of fp32 logits and as much again for
-# their gradient (torchtitan computes cross-entropy on pred.float()).
-LOSS_FP32_BYTES = 4
-
-
-def loss_head_bytes(arch: Architecture, seq: int, batch: int, precision: str) -> int:
-    """Final norm, logits in 16 and 32 bits, and the logits' fp32 gradient for every token of a micro-batch."""
-    act = activation_bytes_per_element(precision)
-    per_token = 2 * arch.hidden * act + arch.vocab * (act + 2 * LOSS_FP32_BYTES)
-    return per_token * seq * batch
-
-
-def korthikanti_activation_bytes(arch: Architecture, seq: int, batch: int, recompute: bool) -> int:
-    """The pre-FlashAttention textbook: L·s·b·h·(34 + 5·a·s/h) bytes, or 2·s·b·h·L with full recomputation.
-
-    Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models"; the
-    Ultra-Scale Playbook. It stores the attention score matrix (5·a·s/h), dropout masks, full multi-head
-    K/V and a 4h MLP: 16-bit activations of a GPT-style block of 2022.
-    """
-    L, s, b, h, a = arch.layers, seq, batch, arch.hidden, arch.heads
-    per = 2.0 if recompute else 34 + 5 * a * s / h
-    return math.ceil(L * s * b * h * per)
-
-
-def serving_workspace_bytes(arch: Architecture, batch: int, prompt: int, tp: int, precision: str) -> int:
-    """Transient activations while the whole batch's prompts are prefilled at once, on one GPU.
-
-    One layer's activations at a time: the residual stream and its normalised copy (2·d a token, on
-    every GPU) and the Q/K/V/output projections and MLP hidden layer (split across tensor-parallel
-    GPUs), plus fp32 logits of the last token of each sequence.
-    """
-    q, kv = arch.heads * arch.n_head_dim, arch.n_kv_heads * arch.n_head_dim
-    mlp = arch.experts_per_token * arch.ffn * (2 if arch.gated_mlp else 1)
-    per_token = 2 * arch.hidden + math.ceil((q + 2 * kv + arch.hidden + mlp) / tp)
-    tokens = batch * prompt
-    logits = batch * math.ceil(arch.vocab / tp) * LOGIT_BYTES
-    return tokens * per_token * activation_bytes_per_element(precision) + logits
-
-
-class TrainingState(BaseModel):
-    """Bytes a parameter needs for training: the working weights, their gradients, the optimizer state."""
-
-    model_config = ConfigDict(frozen=True)
-
-    weights: float = Field(description="Working copy of the weights, bytes a parameter")
-    gradients: float = Field(description="Gradients, bytes a parameter")
-    optimizer: float = Field(description="Optimizer state (fp32 master copy included), bytes a parameter")
-    note: str = Field(description="What the optimizer keeps, in a sentence")
-
-    @property
-    def total(self) -> float:
-        """Bytes a parameter, all three together."""
-        return self.weights + self.gradients + self.optimizer
-
-
-# Mixed precision (Micikevicius et al. 2018; the Ultra-Scale Playbook): 16-bit weights and gradients,
-# an fp32 master copy (4 B) and the optimizer's fp32 moments: Adam 2 x 4 B, SGD momentum 4 B.
-# 8-bit Adam (Dettmers et al. 2022, bitsandbytes) keeps both moments in 1 B each; its block-wise
-# absmax constants (4 B per 2,048 values, 0.2 %) are not counted. fp8 training (Transformer Engine)
-# keeps 16-bit working weights and casts them to fp8 for each matrix multiply. Gradients are kept at
-# the working precision: an fp32 gradient accumulation buffer would add 4 B a parameter.
-_MOMENTS = {"adam": 8.0, "adam-fp32": 8.0, "sgd-momentum": 4.0, "adam-8bit": 2.0}
-_NOTES = {
-    "adam": "Adam in mixed precision",
-    "adam-fp32": "Adam in fp32 (weights, gradients and moments all 4 bytes)",
-    "sgd-momentum": "SGD with momentum in mixed precision",
-    "adam-8bit": "8-bit Adam in mixed precision",
-}
-
-
-def training_precision(optimizer: str, precision: str) -> str:
-    """The precision of the working weights: adam-fp32 trains in fp32 whatever the plan asks."""
-    return "fp32" if optimizer == "adam-fp32" else precision
-
-
-@lru_cache(maxsize=64)
-def training_state(optimizer: str, precision: str = "bf16") -> TrainingState:
-    """Bytes a parameter for weights, gradients and optimizer state."""
-    if optimizer not in _MOMENTS:
-        raise EngineError(f"Unknown optimizer '{optimizer}'. Known: {', '.join(_MOMENTS)}.")
-    working = training_precision(optimizer, precision)
-    width = 4.0 if working == "fp32" else 2.0
-    master = 0.0 if working == "fp32" else 4.0
-    return TrainingState(
-        weights=width, gradients=width, optimizer=master + _MOMENTS[optimizer], note=_NOTES[optimizer]
-    )
-
-
-def training_bytes_per_parameter(optimizer: str, precision: str = "bf16") -> float:
-    """Training state a parameter: 16 for Adam in mixed precision (2 + 2 + 4 + 4 + 4)."""
-    return training_state(optimizer, precision).total
-
-
-_STAGE = {"none": 0, "zero1": 1, "zero2": 2, "zero3": 3}
-
-
-def shard(weights: int, gradients: int, optimizer: int, sharding: str, n: int) -> tuple[int, int, int]:
-    """Per-GPU weights, gradients and optimizer state under ZeRO over n data-parallel GPUs.
-
-    ZeRO-1 shards the optimizer state, ZeRO-2 the gradients too, ZeRO-3 the weights too
-    (Rajbhandari et al. 2020; the Ultra-Scale Playbook): 2Ψ+2Ψ+12Ψ/N, 2Ψ+14Ψ/N, 16Ψ/N for Adam.
-    """
-    stage = _STAGE[sharding]
-    return (
-        math.ceil(weights / n) if stage >= 3 else weights,
-        math.ceil(gradients / n) if stage >= 2 else gradients,
-        math.ceil(optimizer / n) if stage >= 1 else optimizer,
-    )
 
 
 class MemoryBreakdown(BaseModel):

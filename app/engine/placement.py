@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, computed_field
 
-from app.engine.hardware import GPU, H100_SXM
+from app.engine.hardware import DGX_H100, GPU, H100_SXM
 from app.engine.power import gpu_watts, idle_watts
 
 # Parts of a plan that occupy GPU memory, in the order the panel stacks them.
@@ -22,7 +22,7 @@ COMPONENTS: tuple[str, ...] = (
 H100_CAPACITY_BYTES = 80 * 10**9
 # An idle H100's draw (app.engine.power, from nvidia-smi printouts of idle H100s).
 H100_IDLE_WATTS = idle_watts()
-NODE_GPUS = 8
+NODE_GPUS = DGX_H100.gpus  # the panel draws dgx-1's GPUs
 
 
 class GpuLoad(BaseModel):

@@ -117,37 +117,14 @@ class _Server(BaseModel):
 
 def _server(run: ServingRun) -> _Server:
     """Size the server: weights, KV a sequence, the batch the memory allows, and one prefill."""
-    req = PlanRequest(
-        model=run.model,
-        gpu=run.gpu,
-        precision=run.precision,
-        kv_precision=run.kv_precision,
-        gpus=run.gpus,
-        batch_size=1,
-        context_tokens=run.prompt_tokens + run.output_tokens,
-        prompt_tokens=run.prompt_tokens,
-        output_tokens=run.output_tokens,
-        mfu=run.mfu,
-    )
+    req = _one_sequence(run)
     arch, knobs = req.architecture, Knobs.of(req)
     w, kv, work, _, _, _, rt = memory.parts(arch, knobs)
     capacity = get_gpu(run.gpu).memory_bytes
     free = capacity - w - work - rt
     if free < kv:
         raise DoesNotFit(0, w + kv + work + rt, capacity)
-    fits = int(free // kv)
-    limit = min(run.max_batch, fits)
-    pre = compute.prefill(
-        get_gpu(run.gpu),
-        run.precision,
-        w,
-        arch.active_parameters,
-        run.prompt_tokens,
-        run.gpus,
-        run.mfu,
-        compute.tensor_parallel_seconds(arch, run.prompt_tokens, run.gpus, run.precision),
-        compute.attention_flops(arch, run.prompt_tokens),
-    )
+    limit = min(run.max_batch, int(free // kv))
     # A sequence in the batch is on average half-way through its output.
     average = (run.prompt_tokens + run.output_tokens / 2) / (run.prompt_tokens + run.output_tokens)
     return _Server(
@@ -158,7 +135,31 @@ def _server(run: ServingRun) -> _Server:
         kv_read_per_sequence=kv * average,
         batch_limit=limit,
         limited_by="max_batch" if limit == run.max_batch else "kv-cache memory",
-        prefill=pre.seconds,
+        prefill=_prefill(run, arch, w).seconds,
+    )
+
+
+def _one_sequence(run: ServingRun) -> PlanRequest:
+    """The run's server holding one sequence of a request's prompt and output: what each sequence costs."""
+    return PlanRequest(
+        model=run.model, gpu=run.gpu, precision=run.precision, kv_precision=run.kv_precision, gpus=run.gpus,
+        batch_size=1, context_tokens=run.prompt_tokens + run.output_tokens, prompt_tokens=run.prompt_tokens,
+        output_tokens=run.output_tokens, mfu=run.mfu,
+    )  # fmt: skip
+
+
+def _prefill(run: ServingRun, arch: Architecture, weights: int) -> compute.Bound:
+    """One request's prefill on the run's GPUs (its weights read once, its prompt's FLOPs done)."""
+    return compute.prefill(
+        get_gpu(run.gpu),
+        run.precision,
+        weights,
+        arch.active_parameters,
+        run.prompt_tokens,
+        run.gpus,
+        run.mfu,
+        compute.tensor_parallel_seconds(arch, run.prompt_tokens, run.gpus, run.precision),
+        compute.attention_flops(arch, run.prompt_tokens),
     )
 
 

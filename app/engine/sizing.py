@@ -8,8 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import compute
 from app.engine.hardware import get_gpu, peak_flops
-from app.engine.memory import Knobs, min_gpus, training_bytes_per_parameter
+from app.engine.memory import Knobs, min_gpus
 from app.engine.models import Architecture
+from app.engine.training_state import training_bytes_per_parameter
 from app.engine.units import SECONDS_PER_DAY, SECONDS_PER_YEAR
 
 # Sequence length of the memory estimate: Llama 3.1's pre-training sequences (Llama 3 paper, section 3.4).
@@ -112,39 +113,16 @@ def cluster_scale(
     gpu = get_gpu(gpu_id)
     peak = peak_flops(gpu, "bf16")
     state = math.ceil(arch.parameters * training_bytes_per_parameter("adam"))
-    knobs = Knobs(
-        mode="train",
-        precision="bf16",
-        kv_precision="bf16",
-        gpus=gpus,
-        sharding="zero3",
-        batch_size=1,
-        context_tokens=SEQUENCE_TOKENS,
-        prompt_tokens=1,
-        optimizer="adam",
-        activation_checkpointing="full",
-    )
-    fewest = min_gpus(arch, knobs, gpu.memory_bytes)
+    fewest = gpus_for_memory(arch, gpus, gpu.memory_bytes)
     flops = compute.training_flops(arch.active_parameters, tokens)
     deadline = gpus_for_deadline(flops, peak, mfu, deadline_days * SECONDS_PER_DAY)
     secs = compute.compute_seconds(flops, gpus, peak, mfu)
     one = compute.compute_seconds(flops, 1, peak, mfu)
     by_state = math.ceil(state / gpu.memory_bytes)
     return ClusterScale(
-        model=arch.name,
-        parameters=arch.parameters,
-        tokens=tokens,
-        mfu=mfu,
-        gpus=gpus,
-        deadline_days=deadline_days,
-        capacity=gpu.memory_bytes,
-        peak_flops=peak,
-        state_bytes=state,
-        gpus_for_state=by_state,
-        sequence_tokens=SEQUENCE_TOKENS,
-        gpus_for_memory=fewest,
-        flops=flops,
-        gpus_for_deadline=deadline,
+        model=arch.name, parameters=arch.parameters, tokens=tokens, mfu=mfu, gpus=gpus, deadline_days=deadline_days,
+        capacity=gpu.memory_bytes, peak_flops=peak, state_bytes=state, gpus_for_state=by_state,
+        sequence_tokens=SEQUENCE_TOKENS, gpus_for_memory=fewest, flops=flops, gpus_for_deadline=deadline,
         gpus_needed=max(deadline, fewest or by_state),
         seconds_at_gpus=secs,
         days_at_gpus=secs / SECONDS_PER_DAY,
@@ -152,4 +130,12 @@ def cluster_scale(
         holds_state=fewest is not None and gpus >= fewest,
         seconds_on_one_gpu=one,
         years_on_one_gpu=one / SECONDS_PER_YEAR,
-    )
+    )  # fmt: skip
+
+
+def gpus_for_memory(arch: Architecture, gpus: int, capacity: int) -> int | None:
+    """Fewest GPUs that hold Adam's state, one checkpointed sequence's activations and the runtime under ZeRO-3;
+    None if no number of GPUs does."""
+    knobs = Knobs(mode="train", precision="bf16", kv_precision="bf16", gpus=gpus, sharding="zero3", batch_size=1,
+                  context_tokens=SEQUENCE_TOKENS, prompt_tokens=1, optimizer="adam", activation_checkpointing="full")
+    return min_gpus(arch, knobs, capacity)

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.engine.units import GB, GiB
+from app.engine.units import BITS_PER_PRECISION, GB, GiB
 
-# Storage widths a learner can compare against 32-bit storage.
-COMPARED_BITS: tuple[int, ...] = (32, 16, 8, 4)
+# Storage widths a learner can compare against 32-bit storage: each width some precision stores a number in.
+COMPARED_BITS: tuple[int, ...] = tuple(sorted(set(BITS_PER_PRECISION.values()), reverse=True))
+
+
+def precisions_at(bits: int) -> list[str]:
+    """The storage precisions that keep a number in `bits` bits: 16 -> ['bf16', 'fp16']."""
+    return [name for name, width in BITS_PER_PRECISION.items() if width == bits]
 
 
 class PrecisionBar(BaseModel):

@@ -7,12 +7,13 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.hardware import get_gpu
-from app.engine.memory import bytes_per_parameter, training_precision, training_state
+from app.engine.memory import bytes_per_parameter
 from app.engine.models import Architecture
+from app.engine.training_state import training_precision, training_state
 
 # The optimizer's running averages, per parameter, in the order they are listed (Kingma & Ba 2015 for
 # Adam's two moments; SGD with momentum keeps one velocity; 8-bit Adam, Dettmers et al. 2022, keeps
-# both moments in one byte each). Their sums equal memory.training_state's moments.
+# both moments in one byte each). Their sums equal training_state.training_state's moments.
 _MOMENT_LINES: dict[str, tuple[tuple[str, str, float], ...]] = {
     "adam": (("moment1", "Adam first moment (fp32)", 4.0), ("moment2", "Adam second moment (fp32)", 4.0)),
     "adam-fp32": (

@@ -13,6 +13,7 @@ from app.engine.hardware import DGX_H100, get_gpu
 from app.engine.models import Architecture
 from app.engine.power import gpu_watts
 from app.engine.randomness import normal
+from app.engine.training_state import training_precision, training_state
 from app.engine.workload import (
     FP8_SPEEDUP,
     MAX_GPUS,
@@ -171,14 +172,14 @@ class _Pace(BaseModel):
 def _pace(run: TrainingRun, arch: Architecture) -> _Pace:
     """GPU demand, loader supply, the rate that follows, and the checkpoint cost."""
     flops_per_token = compute.training_flops(arch.active_parameters, 1)
-    working = memory.training_precision(run.optimizer, run.precision)
+    working = training_precision(run.optimizer, run.precision)
     peak = compute.training_peak(get_gpu(run.gpu), working, run.fp8_speedup)
     gpu_rate = run.gpus * peak * run.mfu / flops_per_token
     loader = (
         None if run.loader_samples_per_second is None else run.loader_samples_per_second * run.context_tokens
     )
     rate = gpu_rate if loader is None else min(gpu_rate, loader)
-    state = memory.training_state(run.optimizer, run.precision)
+    state = training_state(run.optimizer, run.precision)
     ckpt = math.ceil(arch.parameters * (state.weights + state.optimizer))
     nodes = math.ceil(run.gpus / DGX_H100.gpus)
     return _Pace(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from app.drills import declarative
+from app.drills import declarative, declared_check
 from app.drills import registry as drills
 from app.lessons.expressions import Evaluator
 from app.widgets.base import validate_block
@@ -27,7 +27,7 @@ def validate_lesson_block(kind: str, name: str, params: dict[str, object], sourc
     declares itself (app/drills/declarative.py) is self-checked over `seeds` draws."""
     if kind == "drill" and "kind" in params:
         seeds = declarative.SELF_CHECK_SEEDS if seeds is None else seeds
-        return list(declarative.check(params, source, evaluator(), seeds=seeds, name=name))
+        return list(declared_check.check(params, source, evaluator(), seeds=seeds, name=name))
     if kind == "widget":
         widget = get_widget(name)
         return [f"unknown widget '{name}'"] if widget is None else validate_block(widget, params)

@@ -9,21 +9,18 @@ from typing import Any
 from jinja2 import StrictUndefined, Template
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from app.engine.activations import korthikanti_activation_bytes
 from app.engine.chips import workload_timing
 from app.engine.compute import all_reduce, ridge
 from app.engine.decode import decode_roofline
 from app.engine.hardware import get_gpu, node
-from app.engine.memory import (
-    bytes_per_parameter,
-    korthikanti_activation_bytes,
-    training_bytes_per_parameter,
-    weight_bytes,
-)
+from app.engine.memory import bytes_per_parameter, weight_bytes
 from app.engine.models import get_model
 from app.engine.plan import PlanRequest, make_plan
+from app.engine.text import FILTERS
 from app.engine.training_run import RUN_SEQUENCE_TOKENS
+from app.engine.training_state import training_bytes_per_parameter
 from app.engine.workload import FP8_SPEEDUP
-from app.format import FILTERS
 
 EXPRESSION = re.compile(r"\{\{(.+?)\}\}")
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
+
+STEP_NUMBER = re.compile(r"^\d+-")  # a step file's number prefix: 13-number-one-compute.md
 
 
 class Problem(BaseModel):
@@ -78,6 +83,15 @@ class Step(BaseModel):
         """The widget blocks of this step, in page order."""
         return [b for b in self.blocks if b.kind == "widget"]
 
+    @property
+    def slug(self) -> str:
+        """The step's name in links that survive renumbering: its file's name without the number."""
+        return STEP_NUMBER.sub("", self.file.stem)
+
+    def widget_position(self, name: str) -> int | None:
+        """Where the first widget called `name` sits among the step's widgets, from 1 as the page's #wN count."""
+        return next((i for i, b in enumerate(self.widgets(), 1) if b.name == name), None)
+
 
 class SectionInfo(BaseModel):
     """A section: a title and the numbers of its steps."""
@@ -102,6 +116,20 @@ class Lesson(BaseModel):
     def step(self, number: int) -> Step | None:
         """Step `number` counting from 1, or None."""
         return self.steps[number - 1] if 1 <= number <= len(self.steps) else None
+
+    def step_link(self, name: str, widget: str = "", query: Mapping[str, str] | None = None) -> str | None:
+        """The address of the step called `name` (see Step.slug), opening at its widget `widget` with `query` for
+        that widget; None when the lesson has no such step or the step no such widget."""
+        step = next((s for s in self.steps if s.slug == name), None)
+        if step is None:
+            return None
+        url = f"/lessons/{self.slug}/{step.number}"
+        if not widget:
+            return url
+        at = step.widget_position(widget)
+        if at is None:
+            return None
+        return f"{url}?{urlencode({'w': at, **query})}#w{at}" if query else f"{url}#w{at}"
 
     def minutes_after(self, number: int) -> float:
         """Minutes of the steps from `number` to the end."""

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.classroom.classes import ClassBanner
 from app.classroom.sheets import Sheet
 from app.engine.placement import COMPONENTS, NodeLoad, idle_node
-from app.format import gb
+from app.engine.text import gb
 from app.lessons.model import Block, Lesson, Step
 from app.pages.drills import DrillView
 from app.widgets.base import Widget

@@ -13,7 +13,7 @@ from app.classroom import predictions
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
 from app.drills.answers import parse_size
-from app.format import ratio
+from app.engine.text import ratio
 from app.lessons.model import Block, Lesson, Step
 from app.pages.contexts import PredictView, WidgetView
 from app.pages.lessons import find_lesson, widget_blocks

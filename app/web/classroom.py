@@ -17,6 +17,7 @@ from app.classroom.class_models import Classroom
 from app.classroom.db import Database
 from app.classroom.models import utcnow
 from app.classroom.outline import Outline, StepOutline
+from app.classroom.ratelimit import RateLimited
 from app.lessons.model import Lesson
 from app.pages.lesson_drills import describe_attempts, room_summaries
 from app.web import heavy
@@ -123,7 +124,7 @@ async def teach_create(
         await classes.guard_create(db, client(request), admin_ok(settings.admin_token, admin_token))
         chosen = _checked_create(settings.admin_token, admin_token, lesson, ends, lessons)
         klass, key = await classes.create_class(db, title, outline_for(chosen[0]), chosen[1])
-    except classes.TooManyAttempts as exc:
+    except RateLimited as exc:
         raise too_many(exc) from exc
     except classes.ClassError as exc:
         return _teach_page(tpl, request, lessons, settings, {"title": title, "lesson": lesson, "ends": ends}, exc)
@@ -191,7 +192,7 @@ async def join(
     values = {"code": code, "name": name}
     try:
         klass, member = await classes.join(db, code, name, learner, client(request))
-    except classes.TooManyAttempts as exc:
+    except RateLimited as exc:
         return _join_page(tpl, request, values, {"code": str(exc)}, 429, retry_after(exc.retry_after))
     except classes.ClassError as exc:
         return _join_page(tpl, request, values, {exc.field: exc.message}, exc.status)

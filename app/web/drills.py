@@ -21,7 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.classroom.db import Database
-from app.drills.base import AnswerErrors, Drill, PartResult, Question
+from app.drills.base import AnswerErrors, Drill, Feedback, Question
 from app.drills.seeds import MAX_SEED
 from app.lessons.model import Lesson
 from app.pages import drills as drill_pages
@@ -142,21 +142,6 @@ class GradeRequest(BaseModel):
     )
 
 
-class GradeResponse(BaseModel):
-    """The graded answers, the score and the worked solution."""
-
-    drill: str
-    seed: int
-    parts: list[PartResult] = Field(description="Per part: correct, expected value, the message")
-    score: float = Field(description="Share of parts right, 0 to 1")
-    correct: bool = Field(description="Every part right")
-    mistake: str | None = Field(description="The first classic mistake recognised, if any")
-    solution: list[str] = Field(description="The worked solution, one step a line")
-    fixes: list[str] = Field(description="Smallest changes that make it fit (will-it-fit)")
-    principle: str | None = Field(description="The principle behind the answer (spot-the-mistake)")
-    link: str | None = Field(description="The step that teaches it")
-
-
 def _drill_or_404(name: str, lessons: list[Lesson]) -> Drill:
     drill = find_drill(lessons, name)
     if drill is None:
@@ -191,8 +176,8 @@ async def api_question(name: str, lessons: Lessons, seed: Annotated[int, Query(g
     return _drill_or_404(name, lessons).question(seed)
 
 
-@api.post("/{name:path}/grade", response_model=GradeResponse, responses=ERRORS)
-async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, Body()]) -> Response | GradeResponse:
+@api.post("/{name:path}/grade", response_model=Feedback, responses=ERRORS)
+async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, Body()]) -> Response | Feedback:
     """Grade answers for a seed: each part right or wrong with its expected value, the score, the solution."""
     drill = _drill_or_404(name, lessons)
     q = drill.question(body.seed)
@@ -201,7 +186,7 @@ async def api_grade(name: str, lessons: Lessons, body: Annotated[GradeRequest, B
     except AnswerErrors as exc:
         detail = [problem(f"answers.{k}", v, ["body", "answers", k], "answer") for k, v in exc.errors.items()]
         return unprocessable(detail)
-    return GradeResponse.model_validate(fb.model_dump(include=set(GradeResponse.model_fields)))
+    return fb
 
 
 router.include_router(api)

@@ -64,6 +64,17 @@ async def complete(request: Request, slug: str, lessons: Lessons, db: DB, tpl: T
     ))
 
 
+@router.get("/lessons/{slug}/step/{name}", response_class=RedirectResponse, status_code=307)
+async def step_by_name(request: Request, slug: str, name: str, lessons: Lessons) -> RedirectResponse:
+    """The step called `name` (its file's name without the number), so a link survives renumbering; `widget`
+    names the widget to open at, and the rest of the query goes to that widget."""
+    query = {k: v for k, v in request.query_params.items() if k != "widget"}
+    url = find_lesson(slug, lessons).step_link(name, request.query_params.get("widget", ""), query)
+    if url is None:
+        raise HTTPException(status_code=404, detail=f"The lesson has no step '{name}' with that widget.")
+    return RedirectResponse(url, status_code=307)
+
+
 @router.get("/lessons/{slug}/{number}", response_class=HTMLResponse)
 async def step(request: Request, slug: str, number: int, lessons: Lessons, db: DB, tpl: Tpl,
                learner: LearnerId) -> HTMLResponse:

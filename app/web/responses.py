@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 
 class Limited(Protocol):
-    """A refusal for going too fast (RateLimited, TooManyAttempts): a sentence and the seconds to wait."""
+    """A refusal for going too fast (app.classroom.ratelimit.RateLimited): a sentence and the seconds to wait."""
 
     retry_after: int
 

@@ -1,7 +1,8 @@
-"""The Jinja2 environment: templates/ on disk, the format filters, and fragment rendering."""
+"""The Jinja2 environment: templates/ on disk, the engine's formatter as filters, and fragment rendering."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from jinja2_fragments import render_block, render_blocks
 from markupsafe import Markup
 
-from app.format import FILTERS
+from app.engine.text import FILTERS
 from app.web.static import StaticUrls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,6 +23,18 @@ GRID_CELLS = {"done": '<td class="c c-done">✓</td>', "current": '<td class="c 
               "seen": '<td class="c c-seen">○</td>', "todo": '<td class="c"></td>',
               "mastered": '<td class="c c-done c-mastered" title="drill mastered">★</td>',
               "skipped": '<td class="c c-skipped" title="drill skipped">–</td>'}
+
+
+_MD_INLINE = re.compile(r"([\\`*_{}\[\]()#|~!])")
+_MD_LINE_START = re.compile(r"^(\s*)([-+=>]|\d+[.)])", re.MULTILINE)
+
+
+def md(text: object) -> str:
+    """Learner text for a Markdown file, shown as typed and never rendered: HTML characters become entities,
+    Markdown's punctuation is backslash-escaped, and a line cannot open a heading, list, quote or rule."""
+    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    out = _MD_INLINE.sub(r"\\\1", out)
+    return _MD_LINE_START.sub(r"\1\\\2", out)
 
 
 def grid_cells(states: list[str]) -> Markup:
@@ -41,6 +54,7 @@ class Templates:
             lstrip_blocks=True,
         )
         self.env.filters.update(FILTERS)
+        self.env.filters["md"] = md
         self.env.filters["grid_cells"] = grid_cells
         self.env.globals["static_url"] = StaticUrls(static)
         self.env.globals["oob"] = False

@@ -17,8 +17,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.engine.models import CATALOG
 from app.engine.placement import NodeLoad
+from app.widgets._fields import MODEL_OPTIONS
 
 Action = Literal["", "start", "pause", "reset"]
 Status = Literal["ready", "running", "paused", "finished"]
@@ -151,16 +151,11 @@ class LiveRun(Protocol):
         ...
 
 
-def model_choices() -> list[tuple[str, str]]:
-    """Catalog models as select options."""
-    return [(m.id, m.name) for m in CATALOG.values()]
-
-
 class LiveResult(BaseModel):
     """What every live widget's result carries beside its own figures; it implements LiveRun."""
 
     model_name: str
-    model_choices: list[tuple[str, str]] = Field(default_factory=model_choices)
+    models: list[tuple[str, str]] = Field(default=MODEL_OPTIONS, description="Catalog models to pick from")
     play_options: list[tuple[str, str]] = PLAY_OPTIONS
     fits: bool = True
     refusal: str = Field(default="", description="Why the run cannot start, when it does not fit")

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
-from app.format import SUPERSCRIPT
+from app.engine.text import SUPERSCRIPT
 
 
 class Tick(BaseModel):

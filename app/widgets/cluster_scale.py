@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.engine.models import get_model
 from app.engine.sizing import ClusterScale, cluster_scale
-from app.format import num
+from app.engine.text import num
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Widget

@@ -15,9 +15,9 @@ from app.engine.models import get_model
 from app.engine.placement import NODE_GPUS, GpuLoad, NodeLoad, spread
 from app.engine.plan import PlanRequest, make_plan, node_load
 from app.engine.sizing import SEQUENCE_TOKENS, ComputeTime, compute_time
+from app.engine.text import num, pct, seconds
 from app.engine.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_YEAR
 from app.engine.workload import MAX_GPUS
-from app.format import num, pct, seconds
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import Tick, linear_ticks
 from app.widgets.base import Widget

@@ -16,8 +16,9 @@ from app.engine.chips import (
     cpu_peak,
     workload_timing,
 )
-from app.engine.models import CATALOG, check_model_id
-from app.format import flops_rate, gb, gb_s, seconds, tb_s
+from app.engine.models import check_model_id
+from app.engine.text import flops_rate, gb, gb_s, seconds, tb_s
+from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
 
@@ -86,7 +87,7 @@ class Result(BaseModel):
     """What the template shows for either view."""
 
     view: str
-    model_choices: list[tuple[str, str]]
+    models: list[tuple[str, str]] = Field(default=MODEL_OPTIONS, description="Catalog models to pick from")
     peak_options: list[tuple[str, str]] = [(k, f"{v}") for k, v in CPU_PEAK_NAMES.items()]
     workload_options: list[tuple[str, str]] = WORKLOADS
     gpu_options: list[tuple[str, str]] = [("1", "one H100"), ("8", "all eight H100s")]
@@ -201,7 +202,7 @@ def compute(params: Params) -> Result:
     groups = (_spec_groups(s, params.cpu_peak, params.gpus, gpu_flops, gpu_bw) if params.view == "specs"
               else _timing_groups(t))  # fmt: skip
     return Result(
-        view=params.view, model_choices=[(m.id, m.name) for m in CATALOG.values()], specs=s, timing=t,
+        view=params.view, specs=s, timing=t,
         work=_work(t), pace=_pace(t), capacity_note=_capacity_note(t, s), gpus=params.gpus,
         cpu_peak_name=CPU_PEAK_NAMES[params.cpu_peak], cpu_peak_flops=t.cpu_peak_flops,
         gpu_side_flops=gpu_flops, gpu_side_bandwidth=gpu_bw, flops_ratio=gpu_flops / t.cpu_peak_flops,

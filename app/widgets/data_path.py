@@ -7,8 +7,8 @@ from pydantic import BaseModel, Field
 from app.engine.memory import RUNTIME_BYTES
 from app.engine.pipeline import DataPath, DataPathResult, data_path
 from app.engine.placement import NodeLoad, spread
+from app.engine.text import num, pct, seconds
 from app.engine.units import GB, MB
-from app.format import num, pct
 from app.widgets._fields import engine_range
 from app.widgets._plot import Segment, stacked
 from app.widgets.base import Widget
@@ -122,7 +122,7 @@ def _boxes(p: Params, r: DataPathResult) -> list[Box]:
         )
         for i, s in enumerate(r.stages)
     ]
-    every = f"{num(p.checkpoint_every_minutes)} min"
+    every = seconds(p.checkpoint_every_minutes * 60)
     out.append(
         Box(
             id="checkpoint",

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field, field_validator
 
 from app.engine.decode import DecodeComparison, decode_comparison
 from app.engine.models import get_model
 from app.engine.placement import NodeLoad
 from app.engine.plan import PlanRequest, node_load
+from app.engine.workload import GpuId, Precision
 from app.widgets._fields import GPU_OPTIONS, MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import Tick, linear_ticks
 from app.widgets.base import Prediction, Widget
@@ -23,8 +22,8 @@ class Params(BaseModel):
     """Model, precision, GPU generation and the conversation's length."""
 
     model: ModelId = Field(default="llama-3.1-8b", description="A catalog model id")
-    precision: Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"] = Field(default="bf16")
-    gpu: Literal["a100", "h100", "h200"] = Field(default="h100", description="GPU generation")
+    precision: Precision = Field(default="bf16", description="Storage precision of the weights")
+    gpu: GpuId = Field(default="h100", description="GPU generation")
     context_tokens: int = Field(default=8192, ge=1, le=1_048_576, description="Tokens in the KV cache")
     predict: PredictKey = Field(default="", description="Ask for a guess first: true or tokens_per_second")
 

@@ -9,19 +9,20 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, Field, field_validator
 
 from app.engine import compute as engine_compute
-from app.engine.cost import CostAssumptions, own_vs_rent
-from app.engine.hardware import DGX_H100, peak_flops
-from app.engine.models import CATALOG, check_model_id
+from app.engine.cost import CostAssumptions, break_even_utilisation
+from app.engine.hardware import DGX_H100
+from app.engine.models import CATALOG, check_model_id, get_model
 from app.engine.plan import Plan, PlanRequest, make_plan
+from app.engine.sizing import ClusterScale, cluster_scale, compute_time
+from app.engine.text import gb, num, pct, sci, seconds, usd
 from app.engine.training_run import RUN_SEQUENCE_TOKENS
-from app.engine.units import SECONDS_PER_DAY
-from app.format import gb, num, pct, sci, seconds, usd
+from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
 from app.widgets.registry import get_widget, register
 
 LESSON = "what-ai-workloads-need"
-UTILISATION = 0.6  # the own-vs-rent step's starting utilisation
-MFU = 0.4
+MFU = PlanRequest().mfu  # the MFU the engine assumes when a plan names none
+DEFAULT_MODEL = PlanRequest().model
 
 
 class Params(BaseModel):
@@ -42,10 +43,11 @@ class Params(BaseModel):
 
 
 class Link(BaseModel):
-    """A step of the lesson whose widget answers the question."""
+    """A step of the lesson whose widget answers the question, named by the step's file, not its number."""
 
-    step: int
-    title: str
+    step: str = Field(description="The step's name (its file's name without the number), e.g. number-one-compute")
+    widget: str = Field(description="The widget on that step that works it out; empty for a drill")
+    title: str = Field(description="What the widget shows")
     href: str
 
 
@@ -63,32 +65,36 @@ class Result(BaseModel):
     """The five answers."""
 
     model_name: str
-    model_choices: list[tuple[str, str]]
+    models: list[tuple[str, str]] = Field(default=MODEL_OPTIONS, description="Catalog models to pick from")
     answers: list[Answer]
 
 
-# Where each question is worked out: (step, widget on that step, its index on the page, what it shows).
-STEPS: dict[str, list[tuple[int, str, int, str]]] = {
-    "fit": [(1, "plan", 2, "a plan on one GPU"), (4, "plan", 1, "training refused"),
-            (14, "plan", 1, "an overflow and its fixes"), (17, "", 0, "the fit drill")],
-    "speed": [(13, "compute-time", 1, "compute time and MFU"), (15, "decode-speed", 1, "decode speed"),
-              (16, "roofline", 1, "the roofline")],
-    "gpus": [(6, "cluster-scale", 1, "GPUs for memory and for a deadline")],
-    "failure": [(4, "plan", 1, "the refused launch"), (5, "training-run", 1, "a starved training run")],
-    "cost": [(18, "own-vs-rent", 1, "own against rent")],
+# Where each question is worked out: (step, widget on that step, what it shows); a step is named by its file.
+STEPS: dict[str, list[tuple[str, str, str]]] = {
+    "fit": [("a-model-is-a-pile-of-numbers", "plan", "a plan on one GPU"),
+            ("break-it-train-it-anyway", "plan", "training refused"),
+            ("break-it-number-two-capacity", "plan", "an overflow and its fixes"),
+            ("drill-will-it-fit", "", "the fit drill")],
+    "speed": [("number-one-compute", "compute-time", "compute time and MFU"),
+              ("number-three-memory-bandwidth", "decode-speed", "decode speed"),
+              ("maths-or-memory-never-both", "roofline", "the roofline")],
+    "gpus": [("training-at-real-scale", "cluster-scale", "GPUs for memory and for a deadline")],
+    "failure": [("break-it-train-it-anyway", "plan", "the refused launch"),
+                ("a-training-run-you-can-watch", "training-run", "a starved training run")],
+    "cost": [("where-ai-runs", "own-vs-rent", "own against rent")],
 }  # fmt: skip
 
 
 def _links(key: str, model: str) -> list[Link]:
-    """Links to the steps; a widget that takes a model opens with this one."""
+    """Links to the steps by name (the server finds their numbers); a widget that takes a model opens with it."""
     links = []
-    for step, name, index, title in STEPS[key]:
+    for step, name, title in STEPS[key]:
+        query: dict[str, str] = {"widget": name} if name else {}
         widget = get_widget(name) if name else None
-        query = ""
-        if widget is not None and "model" in widget.params.model_fields and model != "llama-3.1-8b":
-            query = "?" + urlencode({"w": index, "model": model})
-        anchor = f"#w{index}" if widget is not None else ""
-        links.append(Link(step=step, title=title, href=f"/lessons/{LESSON}/{step}{query}{anchor}"))
+        if widget is not None and "model" in widget.params.model_fields and model != DEFAULT_MODEL:
+            query["model"] = model
+        href = f"/lessons/{LESSON}/step/{step}" + (f"?{urlencode(query)}" if query else "")
+        links.append(Link(step=step, widget=name, title=title, href=href))
     return links
 
 
@@ -99,6 +105,7 @@ class _Plans(BaseModel):
     serve: Plan
     train: Plan
     sharded: Plan
+    cluster: ClusterScale
     tokens: float
     days: float
 
@@ -121,7 +128,8 @@ def _plans(p: Params) -> _Plans:
         model=p.model,
         serve=make_plan(PlanRequest(model=p.model)),
         train=train(1, "none", "none"),
-        sharded=train(8, "zero3", "full"),
+        sharded=train(DGX_H100.gpus, "zero3", "full"),
+        cluster=cluster_scale(get_model(p.model), p.train_tokens, MFU, DGX_H100.gpus, p.deadline_days),
         tokens=p.train_tokens,
         days=p.deadline_days,
     )
@@ -160,32 +168,29 @@ def _speed(c: _Plans) -> Answer:
 
 
 def _gpus(c: _Plans) -> Answer:
-    assert c.train.train is not None
-    for_deadline = math.ceil(c.train.train.seconds / (c.days * SECONDS_PER_DAY))
-    for_memory = c.sharded.min_gpus
-    needed = max(for_deadline, for_memory or 1)
-    nodes = math.ceil(needed / DGX_H100.gpus)
-    memory = num(for_memory) if for_memory else "more than any cluster"
+    k = c.cluster
+    nodes = math.ceil(k.gpus_needed / DGX_H100.gpus)
+    memory = num(k.gpus_for_memory) if k.gpus_for_memory else "more than any cluster"
     return Answer(
         key="gpus", question="How many GPUs?", links=_links("gpus", c.model),
-        answer=f"{num(needed)} H100s ({num(nodes)} dgx-1 node{'s' if nodes > 1 else ''}) to train on "
+        answer=f"{num(k.gpus_needed)} H100s ({num(nodes)} dgx-1 node{'s' if nodes > 1 else ''}) to train on "
         f"{sci(c.tokens)} tokens in {c.days:g} days.",
-        detail=f"Memory alone asks for {memory}; the deadline asks for {num(for_deadline)}: one GPU at "
-        f"{pct(MFU)} MFU would need {seconds(c.train.train.seconds)}.",
+        detail=f"Memory alone asks for {memory}; the deadline asks for {num(k.gpus_for_deadline)}: one GPU at "
+        f"{pct(MFU)} MFU would need {seconds(k.seconds_on_one_gpu)}.",
     )  # fmt: skip
 
 
 def _failure(c: _Plans) -> Answer:
-    active = CATALOG[c.model].active_parameters
-    peak = DGX_H100.gpus * peak_flops(DGX_H100.gpu, "bf16") * MFU
-    rate = peak / engine_compute.training_flops(active, 1)
+    arch = get_model(c.model)
+    delivered = compute_time(arch, c.tokens, DGX_H100.gpus, MFU).delivered_flops
+    rate = delivered / engine_compute.training_flops(arch.active_parameters, 1)
     train = c.train.per_gpu
     answer = (f"Most often capacity: training on one GPU asks for {gb(train.total, 1)} of "
               f"{gb(train.capacity, 0)}." if not c.train.fits else
               "Most often capacity, caught by the memory sum before the job starts.")  # fmt: skip
     return Answer(
         key="failure", question="Why did it fail?", links=_links("failure", c.model), answer=answer,
-        detail=f"Or a starved pipeline: eight H100s at {pct(MFU)} MFU take {num(rate)} tokens a second, "
+        detail=f"Or a starved pipeline: {num(DGX_H100.gpus)} H100s at {pct(MFU)} MFU take {num(rate)} tokens a second, "
         f"{rate / RUN_SEQUENCE_TOKENS:,.0f} sequences of {RUN_SEQUENCE_TOKENS:,} tokens; a slower data "
         "loader leaves them waiting.",
     )  # fmt: skip
@@ -195,10 +200,10 @@ def _cost(c: _Plans) -> Answer:
     assert c.train.train is not None
     hours = c.train.train.gpu_hours
     rent = CostAssumptions().rent_usd_per_gpu_hour
-    even = own_vs_rent(UTILISATION).break_even_utilisation
-    detail = (f"Owning a dgx-1 pays above {pct(even)} utilisation at the illustrative prices of step 18; "
-              "below it, renting costs less." if even is not None else
-              "At the illustrative prices of step 18 renting costs less at any utilisation.")  # fmt: skip
+    even = break_even_utilisation(CostAssumptions())
+    prices = "the illustrative prices of the own-vs-rent widget"
+    detail = (f"Owning a dgx-1 pays above {pct(even)} utilisation at {prices}; below it, renting costs less."
+              if even is not None else f"At {prices} renting costs less at any utilisation.")  # fmt: skip
     return Answer(
         key="cost", question="What does it cost?", links=_links("cost", c.model), detail=detail,
         answer=f"{num(hours)} GPU-hours to train on {sci(c.tokens)} tokens: {usd(hours * rent)} rented at "
@@ -210,8 +215,7 @@ def compute(params: Params) -> Result:
     """Five answers from the engine: memory, bound, GPU count, failure modes, cost."""
     c = _plans(params)
     answers = [_fit(c), _speed(c), _gpus(c), _failure(c), _cost(c)]
-    choices = [(k.id, k.name) for k in CATALOG.values()]
-    return Result(model_name=CATALOG[params.model].name, model_choices=choices, answers=answers)
+    return Result(model_name=CATALOG[params.model].name, answers=answers)
 
 
 WIDGET = register(

@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad, idle_node
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
+from app.engine.text import gb
 from app.engine.workload import TRAINING_PRECISIONS, GpuId, Mode, Precision, Sharding
-from app.format import gb
 from app.widgets._fields import ModelId
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Widget

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.engine.cost import CostAssumptions, OwnVsRent, own_usd_per_year, own_vs_rent, rent_usd_per_year
-from app.format import pct, usd
+from app.engine.text import pct, usd
 from app.widgets._chart import Frame, Plot, nice_max
 from app.widgets._fields import engine_range
 from app.widgets.base import Widget

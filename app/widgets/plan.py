@@ -13,6 +13,7 @@ from app.engine.fixes import fixes
 from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
+from app.engine.text import gb
 from app.engine.training_memory import state_breakdown
 from app.engine.workload import (
     MAX_GPUS,
@@ -24,7 +25,6 @@ from app.engine.workload import (
     Sharding,
     checkpointing_value,
 )
-from app.format import gb
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key, engine_range
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Prediction, Widget

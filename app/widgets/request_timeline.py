@@ -8,8 +8,9 @@ from app.engine.models import CATALOG, check_model_id
 from app.engine.placement import NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.plan import node_load as plan_node_load
-from app.format import seconds
+from app.engine.text import seconds
 from app.widgets._chart import Tick, nice_step, ticks
+from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
 from app.widgets.registry import register
 
@@ -57,7 +58,7 @@ class Result(BaseModel):
     """The three requests, the axis and the sentences the template shows."""
 
     model_name: str
-    model_choices: list[tuple[str, str]]
+    models: list[tuple[str, str]] = Field(default=MODEL_OPTIONS, description="Catalog models to pick from")
     gpus: int
     nodes: int
     precision: str
@@ -128,7 +129,7 @@ def compute(params: Params) -> Result:
     answer_extra = answer2.total_seconds - base.total_seconds
     prompt_extra = prompt2.total_seconds - base.total_seconds
     return Result(
-        model_name=CATALOG[params.model].name, model_choices=[(m.id, m.name) for m in CATALOG.values()],
+        model_name=CATALOG[params.model].name,
         gpus=req.gpus, nodes=(req.gpus + 7) // 8, precision=req.precision, cache_tokens=req.context_tokens,
         rows=rows, height=axis_y + 40, axis_y=axis_y,
         axis_ticks=[Tick(pos=round(LEFT + t * scale, 2), label=seconds(t) if t else "0")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field, field_validator
 
 from app.engine.decode import DecodePoint, DecodeRoofline, decode_roofline
 from app.engine.models import get_model
 from app.engine.placement import NodeLoad
 from app.engine.plan import PlanRequest, node_load
-from app.format import flops_rate, num
+from app.engine.text import flops_rate, num
+from app.engine.workload import Precision
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Prediction, Widget
@@ -26,7 +25,7 @@ class Params(BaseModel):
     """Model, precision and the decode batch."""
 
     model: ModelId = Field(default="llama-3.1-8b", description="A catalog model id")
-    precision: Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"] = Field(default="bf16")
+    precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     batch_size: int = Field(default=1, ge=1, le=1024, description="Sequences sharing each decode step")
     context_tokens: int = Field(
         default=1000, ge=0, le=131_072, description="KV cache per sequence (0: ignore it)"

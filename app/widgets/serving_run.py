@@ -12,7 +12,7 @@ from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import serving_load, serving_request
 from app.engine.serving_run import ServingRun, ServingSnapshot, simulate_serving
-from app.format import num, seconds
+from app.engine.text import num, seconds
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot, nice_max
 from app.widgets.base import Widget, one_of

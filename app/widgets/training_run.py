@@ -13,6 +13,7 @@ from app.engine.models import check_model_id
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import training_load
+from app.engine.text import num, pct
 from app.engine.training_run import (
     RUN_CHECKPOINTING,
     RUN_SEQUENCE_TOKENS,
@@ -21,7 +22,6 @@ from app.engine.training_run import (
     loss_at,
     simulate_training,
 )
-from app.format import num, pct
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot
 from app.widgets.base import Widget, one_of

@@ -7,9 +7,9 @@ from pydantic import BaseModel, Field
 from app.engine.errors import DoesNotFit
 from app.engine.models import get_model
 from app.engine.placement import NodeLoad, spread
+from app.engine.text import gb
 from app.engine.training_memory import StateBreakdown, state_breakdown
 from app.engine.workload import Optimizer
-from app.format import gb
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Widget

@@ -8,9 +8,9 @@ from pydantic import BaseModel, Field
 
 from app.engine.placement import NodeLoad, spread
 from app.engine.plan import PlanRequest, make_plan, node_load
+from app.engine.text import pct
 from app.engine.utilisation import ServingUtilisation, serving_utilisation
 from app.engine.workload import GpuId, Precision
-from app.format import pct
 from app.widgets._fields import ModelId
 from app.widgets.base import Widget
 from app.widgets.registry import register

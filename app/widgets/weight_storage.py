@@ -7,8 +7,8 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from app.engine.placement import NodeLoad, spread
-from app.engine.storage import WeightStorage, weight_storage
-from app.format import gb
+from app.engine.storage import COMPARED_BITS, WeightStorage, precisions_at, weight_storage
+from app.engine.text import gb
 from app.widgets._fields import TypedCount
 from app.widgets.base import Widget, one_of
 from app.widgets.registry import register
@@ -20,15 +20,24 @@ class Params(BaseModel):
     parameters: TypedCount = Field(
         default=7e9, ge=1e6, le=1e13, description="Number of parameters, e.g. 7e9 or 7000000000"
     )
-    bits: Annotated[int, one_of(32, 16, 8, 4)] = Field(default=16, description="Bits stored per parameter")
+    bits: Annotated[int, one_of(*COMPARED_BITS)] = Field(default=16, description="Bits stored per parameter")
 
 
-def compute(params: Params) -> WeightStorage:
+BIT_OPTIONS = [(str(bits), f"{bits} ({' / '.join(precisions_at(bits))})") for bits in COMPARED_BITS]
+
+
+class Result(WeightStorage):
+    """The engine's weight storage, with the widths the learner may choose from."""
+
+    bit_options: list[tuple[str, str]] = Field(default=BIT_OPTIONS, description="Bit widths and their precisions")
+
+
+def compute(params: Params) -> Result:
     """The engine's weight storage for these inputs."""
-    return weight_storage(params.parameters, params.bits)
+    return Result(**dict(weight_storage(params.parameters, params.bits)))
 
 
-def node_load(params: Params, result: WeightStorage) -> NodeLoad:
+def node_load(params: Params, result: Result) -> NodeLoad:
     """The weights alone, placed on GPU 0: a picture of size, not a verdict on fitting."""
     return spread(
         {"weights": result.bytes},
@@ -45,6 +54,6 @@ WIDGET = register(
         compute=compute,
         template="widgets/weight-storage.html",
         node_load=node_load,
-        description="Ideal storage of the weights alone at 32, 16, 8 and 4 bits, in GB and GiB.",
+        description="Ideal storage of the weights alone at each storage width, in GB and GiB.",
     )
 )

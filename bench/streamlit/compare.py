@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from app.format import gb  # noqa: E402
+from app.engine.text import gb  # noqa: E402
 from app.widgets.weight_storage import Params, compute  # noqa: E402
 
 APP = ROOT / "bench" / "streamlit" / "weight_storage_app.py"

@@ -17,7 +17,7 @@ import streamlit as st
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from app.format import gb, gib, num  # noqa: E402
+from app.engine.text import gb, gib, num  # noqa: E402
 from app.widgets.weight_storage import Params, compute  # noqa: E402
 
 BITS = {32: "32 (fp32)", 16: "16 (bf16 / fp16)", 8: "8 (fp8 / int8)", 4: "4 (int4)"}  # the widget's choices

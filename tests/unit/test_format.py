@@ -1,10 +1,10 @@
-"""The format filters write each unit one way."""
+"""The engine's formatter (the templates' filters) writes each unit one way."""
 
 from __future__ import annotations
 
 import pytest
 
-from app import format as f
+from app.engine import text as f
 
 
 @pytest.mark.parametrize(
@@ -27,6 +27,20 @@ from app import format as f
 )
 def test_filter_writes_the_unit_one_way(fn, value, text) -> None:  # type: ignore[no-untyped-def]
     assert fn(value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(5e-7, "0.5 µs"), (0.0, "0 s"), (5400, "90 minutes"), (34 * 3600, "34 hours"), (1000 * 365.25 * 86400,
+                                                                                        "1,000 years")],
+)
+def test_one_duration_ladder_with_three_figures_so_no_small_time_reads_as_zero(value: float, text: str) -> None:
+    assert f.seconds(value) == text
+
+
+def test_sizes_past_100000_gb_are_written_in_tb() -> None:
+    assert f.gb(6.4937e15) == "6,493.7 TB"
+    assert f.gb(99_999e9, 0) == "99,999 GB"
 
 
 def test_sci_carries_when_rounding_reaches_ten() -> None:

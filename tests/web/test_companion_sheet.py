@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app.classroom import sheets
 from app.engine import profiling
 from app.engine.profiling import ProfileReport
-from app.format import md as markdown_text
+from app.web.templating import md as markdown_text
 
 HX = {"HX-Request": "true"}
 SHEET = "/companion/sheet"

@@ -309,7 +309,7 @@ def test_openapi_documents_the_drill_api_with_response_models(drill_client: Test
     paths = spec["paths"]
     assert {"/api/drills", "/api/drills/{name}/question", "/api/drills/{name}/grade"} <= set(paths)
     grade = paths["/api/drills/{name}/grade"]["post"]
-    assert grade["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/GradeResponse")
+    assert grade["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/Feedback")
     assert "Question" in spec["components"]["schemas"] and "GradeRequest" in spec["components"]["schemas"]
 
 

@@ -14,7 +14,7 @@ from app.drills.base import Question, Solution
 from app.drills.registry import get_drill
 from app.drills.seeds import learner_seed
 from app.drills.spot_the_mistake import catalogue
-from app.format import gb, gib
+from app.engine.text import gb, gib
 from app.web.security import Signer
 from tests.web.drill_helpers import HX, STEPS, DrillLearner, drill_client  # noqa: F401
 

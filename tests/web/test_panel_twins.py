@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.engine.hardware import H100_SXM, node
 from app.engine.placement import H100_IDLE_WATTS
 from app.engine.plan import PlanRequest, make_plan
-from app.format import gb, watts
+from app.engine.text import gb, watts
 from tests.web.live_clock import Clock, clock_fixture
 from tests.web.test_widget_plan_predict import guess
 

@@ -18,9 +18,9 @@ def value(html: str, key: str) -> str:
 
 
 def duration(text: str) -> float:
-    """A formatted duration back in seconds: "2.29 s", "33.3 ms", "960 µs", "1.5 min"."""
+    """A formatted duration back in seconds: "2.29 s", "33.3 ms", "960 µs", "2.5 minutes"."""
     number, unit = text.replace(",", "").split()
-    return float(number) * {"µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}[unit]
+    return float(number) * {"µs": 1e-6, "ms": 1e-3, "s": 1.0, "minutes": 60.0, "hours": 3600.0}[unit]
 
 
 def bar_widths(html: str) -> dict[str, float]:

@@ -6,6 +6,9 @@ import re
 
 from fastapi.testclient import TestClient
 
+from app.lessons.loader import load_lessons
+from tests.conftest import LESSONS
+
 HX = {"HX-Request": "true"}
 LESSON = "/lessons/what-ai-workloads-need/"
 
@@ -33,20 +36,61 @@ def test_step_19_answers_the_five_questions_for_llama_8b(lessons_client: TestCli
     assert "$3.00 an hour (illustrative)" in answer(page, "cost")
 
 
-def test_each_question_links_to_the_steps_whose_widgets_answer_it(lessons_client: TestClient) -> None:
+def opened(client: TestClient, href: str) -> tuple[str, str, str]:
+    """Where a link lands (the step's address and its #anchor) and the page there; it must redirect by name."""
+    moved = client.get(href.replace("&amp;", "&"), follow_redirects=False)
+    assert moved.status_code == 307, (href, moved.status_code)
+    location = moved.headers["location"]
+    page = client.get(location.split("#")[0])
+    assert page.status_code == 200, location
+    return location.split("#")[0], location.partition("#")[2], page.text
+
+
+def test_each_question_links_to_a_step_whose_widget_answers_it(lessons_client: TestClient) -> None:
     page = lessons_client.get(LESSON + "19").text
-    keys = ("fit", "speed", "gpus", "failure", "cost")
-    steps = {k: [int(re.split(r"[?#]", h.removeprefix(LESSON))[0]) for h in links(page, k)] for k in keys}
-    assert steps == {"fit": [1, 4, 14, 17], "speed": [13, 15, 16], "gpus": [6], "failure": [4, 5], "cost": [18]}
-    for href in sum((links(page, k) for k in steps), []):
-        assert lessons_client.get(href.split("#")[0]).status_code == 200, href
+    for key in ("fit", "speed", "gpus", "failure", "cost"):
+        hrefs = links(page, key)
+        assert hrefs, key
+        for href in hrefs:
+            assert re.match(rf"{LESSON}step/[a-z0-9-]+(\?|$)", href), href  # by the step's name, never its number
+            address, anchor, landed = opened(lessons_client, href)
+            widget = re.search(r"widget=([a-z-]+)", href)
+            if widget is None:  # a drill step: the drill is there
+                assert 'data-drill="will-it-fit"' in landed, href
+                continue
+            assert anchor, href
+            assert re.search(rf'<section class="widget[^"]*" id="{anchor}"[^>]*data-widget="{widget[1]}"', landed), href
+
+
+def test_a_link_by_name_follows_its_step_when_the_steps_are_renumbered() -> None:
+    lesson = next(le for le in load_lessons(LESSONS, strict=False)[0] if le.slug == "what-ai-workloads-need")
+    steps = [lesson.steps[0], *lesson.steps]  # a step inserted at the front: every number moves up by one
+    moved = lesson.model_copy(update={"steps": [s.model_copy(update={"number": n}) for n, s in enumerate(steps, 1)]})
+    before = lesson.step_link("training-at-real-scale", "cluster-scale", {"model": "llama-3.1-70b"})
+    after = moved.step_link("training-at-real-scale", "cluster-scale", {"model": "llama-3.1-70b"})
+    assert before == f"{LESSON}6?w=1&model=llama-3.1-70b#w1" and after == f"{LESSON}7?w=1&model=llama-3.1-70b#w1"
+    assert lesson.step_link("a-model-is-a-pile-of-numbers", "plan") == f"{LESSON}1#w2"  # the step's second widget
+
+
+def test_a_link_to_a_step_or_widget_the_lesson_lacks_is_a_404(lessons_client: TestClient) -> None:
+    assert lessons_client.get(f"{LESSON}step/no-such-step", follow_redirects=False).status_code == 404
+    wrong = lessons_client.get(f"{LESSON}step/training-at-real-scale?widget=roofline", follow_redirects=False)
+    assert wrong.status_code == 404
 
 
 def test_another_model_changes_the_answers_and_opens_the_widgets_with_it(client: TestClient) -> None:
     html = client.get("/widgets/five-questions?model=llama-3.1-70b", headers=HX).text
     assert "does not fit; it needs 2 GPUs" in answer(html, "fit")
-    assert links(html, "gpus") == [f"{LESSON}6?w=1&amp;model=llama-3.1-70b#w1"]
-    assert f'href="{LESSON}17"' in html  # a drill takes no model
+    assert links(html, "gpus") == [f"{LESSON}step/training-at-real-scale?widget=cluster-scale&amp;model=llama-3.1-70b"]
+    assert f'href="{LESSON}step/drill-will-it-fit"' in html  # a drill takes no model
+
+
+def test_a_link_with_a_model_opens_its_widget_with_that_model(lessons_client: TestClient) -> None:
+    html = lessons_client.get("/widgets/five-questions?model=llama-3.1-70b", headers=HX).text
+    [href] = links(html, "gpus")
+    _, anchor, landed = opened(lessons_client, href)
+    widget = re.search(rf'<section class="widget[^"]*" id="{anchor}".*?</form>', landed, re.S)
+    assert widget and '<option value="llama-3.1-70b" selected>' in widget[0], href
 
 
 def test_a_tighter_deadline_asks_for_more_gpus(client: TestClient) -> None:

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine.serving_run import ServingRun, simulate_serving
-from app.format import num
+from app.engine.text import num
 from app.main import create_app
 from app.widgets.serving_run import SIMULATED_SECONDS
 from tests.conftest import make_settings
@@ -44,9 +44,9 @@ def run(client: TestClient, clock: Clock, extra: str, seconds: float) -> tuple[i
 
 
 def duration(text: str) -> float:
-    """'41.2 s' or '2.01 min' in seconds."""
+    """'41.2 s' or '2.01 minutes' in seconds."""
     number, unit = text.split()
-    return float(number) * {"µs": 1e-6, "ms": 1e-3, "s": 1, "min": 60, "h": 3600}[unit]
+    return float(number) * {"µs": 1e-6, "ms": 1e-3, "s": 1, "minutes": 60, "hours": 3600}[unit]
 
 
 def queue(html: str) -> float:

@@ -16,7 +16,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.drills import declarative
+from app.drills import declarative, declared_check
 from app.drills.base import AnswerErrors, Drill, Question, typed_form
 from app.drills.seeds import MAX_SEED
 from app.lessons.blocks import validate_lesson_block
@@ -38,10 +38,10 @@ def example() -> Drill:
     return lesson_drills(lessons)[EXAMPLE]
 
 
-def check(body: str, seeds: int = 20) -> list[declarative.Located]:
+def check(body: str, seeds: int = 20) -> list[declared_check.Located]:
     """The self-check's problems with a drill block's YAML body."""
     source = textwrap.dedent(body)
-    return declarative.check(yaml.safe_load(source), source, EVALUATOR, seeds=seeds)
+    return declared_check.check(yaml.safe_load(source), source, EVALUATOR, seeds=seeds)
 
 
 GOOD = """\
@@ -77,7 +77,7 @@ def test_a_sound_block_passes_its_self_check() -> None:
 def test_the_worked_example_passes_its_self_check_over_many_seeds() -> None:
     lessons, _ = load_lessons(DECLARED)
     block = next(b for s in lessons[0].steps for b in s.blocks if b.declared)
-    assert declarative.check(block.params, block.source, EVALUATOR, seeds=300) == []
+    assert declared_check.check(block.params, block.source, EVALUATOR, seeds=300) == []
 
 
 def test_require_keeps_only_models_whose_gpu_count_is_clear_of_the_tolerance() -> None:
@@ -132,7 +132,7 @@ def test_any_seed_draws_a_question_whose_every_expression_evaluates(seed: int) -
     solution = d.solve(q)  # every answer, mistake, solution line and hint evaluated for this draw
     assert q.parameters["llm"] in ("llama-3.1-8b", "mistral-7b", "mixtral-8x7b")
     assert all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in solution.expected.values())
-    assert len(solution.steps) == 3 and "{{" not in " ".join(solution.steps + solution.hints + [q.prompt])
+    assert len(solution.solution) == 3 and "{{" not in " ".join(solution.solution + solution.hints + [q.prompt])
     assert d.grade(q, right_answers(d, q)).correct
     assert d.question(seed) == q  # the same seed, the same question
 

@@ -5,23 +5,25 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from app.engine.activations import (
+    korthikanti_activation_bytes,
+    layer_activation_bytes,
+    loss_head_bytes,
+    training_activation_bytes,
+)
 from app.engine.errors import EngineError
 from app.engine.fixes import fixes, smallest_fix
 from app.engine.memory import (
     QUANTIZATION,
     RUNTIME_BYTES,
     bytes_per_parameter,
-    korthikanti_activation_bytes,
-    layer_activation_bytes,
-    loss_head_bytes,
     per_gpu,
     scale_bytes,
-    training_activation_bytes,
-    training_bytes_per_parameter,
     weight_bytes,
 )
 from app.engine.models import get_model
 from app.engine.plan import PlanRequest, make_plan
+from app.engine.training_state import training_bytes_per_parameter
 from app.engine.units import GB
 
 LLAMA_8B = get_model("llama-3.1-8b")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.memory import training_bytes_per_parameter
 from app.engine.models import get_model
 from app.engine.training_memory import state_breakdown, state_lines
+from app.engine.training_state import training_bytes_per_parameter
 
 LLAMA_8B = get_model("llama-3.1-8b")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.plan import PlanRequest, make_plan
-from app.format import num
+from app.engine.text import num
 from app.lessons.blocks import validate_lesson_block
 from app.lessons.loader import load_lessons
 from app.lessons.model import Lesson
