@@ -11,9 +11,8 @@ import segno
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
-from app.classroom import classes, dashboard, export
+from app.classroom import classes, dashboard, export, live, projection
 from app.classroom.class_models import Classroom
-from app.classroom.models import utcnow
 from app.classroom.outline import Outline, StepOutline
 from app.lessons.model import Lesson
 from app.web import heavy
@@ -244,34 +243,29 @@ async def activity(db: DB, learner: LearnerId, lesson: Annotated[str, Form(max_l
 
 
 async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Classroom, template: str) -> Response:
-    """A live view: the whole page, or for htmx polls only its `live` block.
-
-    The class is read on the event loop (the database connection lives there); building the rows and rendering
-    them, some 50 ms of Python for 600 learners, runs on a worker thread, so the learners' requests on this
-    process interleave with it instead of waiting behind it."""
+    """A live view: the whole page, or for htmx polls its live parts. The projector's figures are counted by the
+    database; the dashboard and the cockpit come from the class's board (app/classroom/live.py), and a dashboard
+    poll that sends the page's stamp gets only the rows changed since. Rendering runs on a worker thread."""
     moved = adopt_key(request, klass, settings)
     if moved is not None:
         return moved
-    join_url = f"{base_url(request)}/join/{klass.code}"
-    headers = {"Vary": "HX-Request", **NO_STORE}
-    htmx = is_htmx(request)
-    now = utcnow()
-    projector = template.endswith("projector.html")
-    if projector:  # no names, no per-learner times: counted by the database, whatever the class size
-        projection: Any = await dashboard.build_projection(db, klass, now)
+    since = request.query_params.get("since", "")[:20] if is_htmx(request) else ""
+    if template.endswith("projector.html"):
+        d: Any = await projection.build_projection(db, klass)
     else:
-        facts = await dashboard.read_class(db, klass)
+        d = await live.dashboard(db, klass, since, rows=not template.endswith("cockpit.html"))
+    context = {"request": request, "d": d, "join_url": f"{base_url(request)}/join/{klass.code}"}
+    block = ("poll" if since and template.endswith("dashboard.html") else "live") if is_htmx(request) else ""
+    html = await asyncio.to_thread(_render, tpl, template, block, context)
+    return HTMLResponse(html, headers={"Vary": "HX-Request", **NO_STORE})
 
-    def render() -> str:
-        d = projection if projector else dashboard.assemble(klass, facts, now)
-        context: dict[str, Any] = {"request": request, "d": d, "join_url": join_url}
-        if htmx:
-            return tpl.block(template, "live", **context)
-        if projector:
-            context["qr"] = qr_svg(join_url, f"Join class {klass.code}")
-        return tpl.page(template, **context)
 
-    return HTMLResponse(await asyncio.to_thread(render), headers=headers)
+def _render(tpl: Any, template: str, block: str, context: dict[str, Any]) -> str:
+    if block:
+        return str(tpl.block(template, block, **context))
+    if template.endswith("projector.html"):
+        context["qr"] = qr_svg(context["join_url"], f"Join class {context['d'].info.code}")
+    return str(tpl.page(template, **context))
 
 
 @router.get("/teach/{code}", response_class=HTMLResponse)
@@ -344,7 +338,7 @@ async def reveal(db: DB, klass: Instructor, drill: Annotated[str, Form(max_lengt
                  shown: Annotated[str, Form(max_length=5)] = "1",
                  view: Annotated[str, Form(max_length=20)] = "dashboard") -> Response:
     """Show (or hide again) one drill's answer distribution on the projector."""
-    keys = {d.key for d in (await dashboard.build_projection(db, klass)).drills}
+    keys = {d.key for d in (await projection.build_projection(db, klass)).drills}
     if drill not in keys:
         raise HTTPException(status_code=404, detail="This lesson has no such drill.")
     await classes.reveal(db, klass, drill, shown == "1")

@@ -1,0 +1,87 @@
+"""The dashboard's poll by increments: each process keeps a class's Board and, at every poll, reads only the members
+whose change stamp (`class_members.last_active`, bumped by every visit, completion, answer and widget move) moved
+since its last read, and sends the page only the rows changed since the page's own stamp.
+
+The stamps are the writers' clocks, not the commit order: a transaction stamped just before a read can commit just
+after it. So every read goes back GRACE before the last one and a page's stamp is the read's time less GRACE; a
+row sent twice is only replaced by itself. The counts, the drills and the stuck list are computed for the whole
+class at every poll from the board (no per-learner query), the texts that change with the clock ("2 min ago") by the
+page from timestamps in each row."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from weakref import WeakKeyDictionary
+
+from app.classroom.class_models import Classroom
+from app.classroom.dashboard import Board, Dashboard, assemble, read_class
+from app.classroom.db import Database
+from app.classroom.figures import ClassFilter
+from app.classroom.models import utcnow
+
+GRACE = timedelta(seconds=5)  # longer than a write transaction takes from its stamp to its commit
+KEPT = 32  # classes whose board a process keeps
+
+
+@dataclass
+class Kept:
+    board: Board
+    read_at: datetime
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+_kept: WeakKeyDictionary[Database, dict[tuple[int, str], Kept]] = WeakKeyDictionary()
+
+
+def stamp_of(moment: datetime) -> str:
+    return f"{moment.timestamp():.6f}"
+
+
+def parse_stamp(text: str) -> datetime | None:
+    """A page's stamp back as a time; None for none or nonsense (the poll then sends every row)."""
+    try:
+        moment = datetime.fromtimestamp(float(text[:20]), UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return moment if moment <= utcnow() else None
+
+
+async def dashboard(db: Database, klass: Classroom, since: str = "", rows: bool = True) -> Dashboard:
+    """The dashboard now: every row when `since` is no stamp (the page's first load), else only the rows changed
+    since that stamp; no rows at all for `rows=False` (the cockpit). The rows are read on the event loop (the
+    connection lives there); the board is built and assembled on a worker thread, under the board's lock."""
+    now, after = utcnow(), parse_stamp(since)
+    boards = _kept.setdefault(db, {})
+    key = (klass.id, klass.code)
+    kept = boards.get(key)
+    stamp = stamp_of(now - GRACE)
+    if kept is None or after is None:  # a page's first load reads the whole class, and keeps it for its polls
+        facts = await read_class(db, klass)
+        kept = Kept(board=await asyncio.to_thread(Board.of, facts), read_at=now)
+        boards.pop(key, None)
+        boards[key] = kept
+        while len(boards) > KEPT:
+            boards.pop(next(iter(boards)))
+        chosen: list[int] | None = None if rows else []
+    else:
+        async with kept.lock:
+            await _catch_up(db, klass, kept, now)
+        chosen = [i for i, x in kept.board.learners.items() if _stamp(x.m.last_active) >= after] if rows else []
+    async with kept.lock:
+        return await asyncio.to_thread(assemble, klass, kept.board, now, chosen, stamp)
+
+
+async def _catch_up(db: Database, klass: Classroom, kept: Kept, now: datetime) -> None:
+    """The members changed since the board's last read (less GRACE), and the wrong answers as typed."""
+    facts = await read_class(db, klass, since=kept.read_at - GRACE)
+    async with db.session() as session:
+        s = await session.connection()
+        kept.board.wrong = list((await s.execute(ClassFilter.of(klass).wrong_answers())).all())
+    kept.board.merge(facts)
+    kept.read_at = now
+
+
+def _stamp(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
