@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -34,7 +34,7 @@ from app.classroom.seat import IDLE_CAP, aware, horizon
 
 # The projector's counts, the learner report and the shared figures are re-exported: callers find them here.
 __all__ = [
-    "Board", "ClassFacts", "ClassFilter", "ClassInfo", "Counts", "Dashboard", "DrillStats", "DrillTally",
+    "Board", "ClassFacts", "ClassFilter", "ClassInfo", "Counts", "Dashboard", "DrillStats", "DrillTally", "Flagged",
     "Learner", "LearnerReport", "LearnerRow", "MEMBER_COLUMNS", "P75_MIN_SAMPLES", "P75_REFRESH", "Projection",
     "Rule", "STUCK_MIN_SECONDS", "STUCK_P75_FACTOR", "STUCK_WRONG", "StepColumn", "assemble", "build_dashboard",
     "build_projection", "class_info", "learner_of", "learner_report", "member_by_id", "outline_of", "percentile",
@@ -81,13 +81,23 @@ class LearnerRow(BaseModel):
         return bool(self.reasons)
 
 
+@dataclass(frozen=True)
+class Flagged:
+    """A learner who may be stuck, for the stuck list: who, why, and how long quiet."""
+
+    member_id: int
+    name: str
+    reasons: list[str]
+    idle_seconds: float
+
+
 class Dashboard(BaseModel):
     info: ClassInfo
     counts: Counts
     steps: list[StepColumn]
     rows: list[LearnerRow]
     drills: list[DrillStats]
-    stuck: list[LearnerRow]
+    stuck: list[Flagged]
     generated_at: datetime
     stamp: str = Field(default="", description="The poll sends it back: rows changed since then come next")
     partial: bool = Field(default=False, description="rows holds only the rows changed since the poll's stamp")
@@ -111,8 +121,8 @@ MEMBER_COLUMNS = (Member.id, Member.learner_id, Member.name, Member.name_key, Me
 
 
 async def read_class(db: Database, klass: Classroom, since: datetime | None = None) -> ClassFacts:
-    """Six queries whatever the class size; with `since`, five, for the members whose change stamp
-    (`last_active`) is at least that (indexed with the class), and no wrong answers (count_class has them)."""
+    """Six queries whatever the class size; with `since`, five (one when nobody changed), for the members whose
+    change stamp (`last_active`) is at least that (indexed with the class), and no wrong answers."""
     f = ClassFilter.of(klass)
     in_class = f.in_class if since is None else and_(f.in_class, Member.last_active >= since)
     answered = (in_class, *f.answered[1:])
@@ -120,6 +130,8 @@ async def read_class(db: Database, klass: Classroom, since: datetime | None = No
         s = await session.connection()  # Core rows: no ORM loading step for ~15,000 rows at 600 learners
         facts = ClassFacts(members=list((await s.execute(
             select(*MEMBER_COLUMNS).where(in_class).order_by(Member.name_key))).all()))
+        if since is not None and not facts.members:
+            return facts  # nobody changed: nothing more to read
         for learner_id, step, is_done in await s.execute(_progress(klass, f.end, in_class)):
             facts.seen[learner_id].add(step)
             if is_done:
@@ -163,14 +175,9 @@ class Learner:
     struggles: dict[str, int]  # per drill key: wrong answers in all, where the latest is wrong
     last: datetime  # last page view, widget move or answer (or joining)
     counted: datetime | None
-
-    @property
-    def attempts(self) -> int:
-        return sum(n for n, _ in self.drills.values())
-
-    @property
-    def correct(self) -> int:
-        return sum(r for _, r in self.drills.values())
+    attempts: int = 0
+    correct: int = 0
+    changed_at: datetime | None = field(default=None, compare=False)  # the board's read that found this version
 
 
 def learner_of(m: Any, facts: ClassFacts) -> Learner:
@@ -187,7 +194,8 @@ def learner_of(m: Any, facts: ClassFacts) -> Learner:
     return Learner(m=m, done=frozenset(facts.done.get(m.learner_id, ())),
                    seen=frozenset(facts.seen.get(m.learner_id, ())), seconds=dict(facts.seconds.get(m.id, {})),
                    drills={k: (n, r) for k, (n, r) in tally.items()},
-                   struggles={k: n for k, n in wrong.items() if last_wrong[k]}, last=last, counted=aware(m.counted_at))
+                   struggles={k: n for k, n in wrong.items() if last_wrong[k]}, last=last, counted=aware(m.counted_at),
+                   attempts=sum(n for n, _ in tally.values()), correct=sum(r for _, r in tally.values()))
 
 
 @dataclass
@@ -204,20 +212,23 @@ class Board:
     p75_at: datetime | None = None
 
     @classmethod
-    def of(cls, facts: ClassFacts) -> Board:
+    def of(cls, facts: ClassFacts, at: datetime | None = None) -> Board:
         board = cls(wrong=facts.wrong)
-        board.merge(facts)
+        board.merge(facts, at or utcnow())
         return board
 
-    def merge(self, facts: ClassFacts) -> list[int]:
-        """Take in the members read (all of them, or those changed); returns their ids."""
+    def merge(self, facts: ClassFacts, at: datetime) -> None:
+        """Take in the members read (all of them, or those changed) at `at`; a member read again unchanged keeps
+        their entry, and so the time it last changed."""
         for m in facts.members:
-            old = self.learners.get(m.id)
+            learner, old = learner_of(m, facts), self.learners.get(m.id)
+            if old == learner:
+                continue
             if old is not None:
                 self._count(old, -1)
-            self.learners[m.id] = learner = learner_of(m, facts)
+            learner.changed_at = at
+            self.learners[m.id] = learner
             self._count(learner, 1)
-        return [m.id for m in facts.members]
 
     def _count(self, learner: Learner, sign: int) -> None:
         self.done.update({n: sign for n in learner.done})
@@ -267,14 +278,26 @@ class Rule:
         live = min(max((self.at - counted).total_seconds(), 0.0), IDLE_CAP.total_seconds()) if counted else 0.0
         return learner.seconds.get(step, 0.0) + live
 
-    def reasons(self, learner: Learner) -> list[str]:
+    def reasons(self, learner: Learner, idle: float) -> list[str]:
         """Nobody in a closed class or who finished; a learner at or past a hold waits for the class, so their
         time on the step and their quiet are no sign of trouble (issue 13)."""
         if not self.open or self.total in learner.done:
             return []
-        waiting = self.hold is not None and (learner.m.step or 0) >= self.hold
-        on, idle = (None, 0.0) if waiting else (self.on_step(learner), self.idle(learner))
+        if self.hold is not None and (learner.m.step or 0) >= self.hold:
+            return _reasons(learner.m.step, None, 0.0, self.p75, learner.struggles, self.idle_seconds)
+        on = self.on_step(learner) if self.p75.get(learner.m.step or 0) is not None else None  # else never long
         return _reasons(learner.m.step, on, idle, self.p75, learner.struggles, self.idle_seconds)
+
+    def flag(self, learners: Iterable[Learner]) -> tuple[list[Flagged], int]:
+        """Who may be stuck, most reasons and longest quiet first, and how many are active: one pass."""
+        flagged, active = [], 0
+        for x in learners:
+            idle = self.idle(x)
+            active += idle < self.idle_seconds
+            if reasons := self.reasons(x, idle):
+                flagged.append(Flagged(member_id=x.m.id, name=x.m.name, reasons=reasons, idle_seconds=idle))
+        flagged.sort(key=lambda f: (-len(f.reasons), -f.idle_seconds))
+        return flagged, active
 
 
 def assemble(klass: Classroom, board: Board, now: datetime, rows_for: Collection[int] | None = None,
@@ -286,33 +309,31 @@ def assemble(klass: Classroom, board: Board, now: datetime, rows_for: Collection
     rule = Rule(at=min(now, end) if end else now, p75=board.percentiles(outline, now),
                 idle_seconds=klass.idle_minutes * 60, open=info.open, total=len(outline.steps),
                 hold=info.pace_step if info.pace_mode == "hold" else None)
-    flagged = [(learner, reasons) for learner in board.learners.values() if (reasons := rule.reasons(learner))]
-    flagged.sort(key=lambda f: (-len(f[1]), -rule.idle(f[0])))
+    flagged, active = rule.flag(board.learners.values())
     chosen = sorted(board.learners.values(), key=lambda x: x.m.name_key) if rows_for is None else [
         board.learners[i] for i in rows_for if i in board.learners]
     drills = drill_stats(outline, {k: t for k, t in board.drills.items() if t.attempts}, board.wrong, info.revealed)
     joined = len(board.learners)
     answers = sum(d.attempts for d in drills)
-    counts = Counts(joined=joined, active=sum(1 for x in board.learners.values() if rule.idle(x) < rule.idle_seconds),
-                    finished=board.done.get(rule.total, 0), stuck=len(flagged), attempts=answers,
-                    correct_share=sum(d.correct for d in drills) / answers if answers else None)
+    counts = Counts(joined=joined, active=active, finished=board.done.get(rule.total, 0), stuck=len(flagged),
+                    attempts=answers, correct_share=sum(d.correct for d in drills) / answers if answers else None)
     steps = step_columns(outline, board.done, board.here, joined, rule.p75)
     return Dashboard.model_construct(
         info=info, counts=counts, steps=steps, rows=[_row(x, rule, outline) for x in chosen], drills=drills,
-        stuck=[_row(x, rule, outline, reasons) for x, reasons in flagged], generated_at=now, stamp=stamp,
+        stuck=flagged, generated_at=now, stamp=stamp,
         partial=rows_for is not None)
 
 
-def _row(learner: Learner, rule: Rule, outline: Outline, reasons: list[str] | None = None) -> LearnerRow:
+def _row(learner: Learner, rule: Rule, outline: Outline) -> LearnerRow:
     m = learner.m
     cells = [step_state(done=s.number in learner.done, seen=s.number in learner.seen, drill=bool(s.drills),
                         current=s.number == m.step) for s in outline.steps]
     on, idle = rule.on_step(learner), rule.idle(learner)
     return LearnerRow.model_construct(
         member_id=m.id, name=m.name, name_key=m.name_key, cells=cells, step=m.step, done=len(learner.done),
-        on_step_seconds=on,        idle_seconds=idle, on_step_text=_minutes(on) if on is not None else "",
+        on_step_seconds=on, idle_seconds=idle, on_step_text=_minutes(on) if on is not None else "",
         idle_text="just now" if idle < 10 else f"{_minutes(idle)} ago", attempts=learner.attempts,
-        correct=learner.correct, reasons=rule.reasons(learner) if reasons is None else reasons,
+        correct=learner.correct, reasons=rule.reasons(learner, idle),
         finished=rule.total in learner.done, last_at=learner.last, on_base=learner.seconds.get(m.step or 0, 0.0),
         counted_at=learner.counted)
 

@@ -1,12 +1,13 @@
 """The dashboard's poll by increments: each process keeps a class's Board and, at every poll, reads only the members
 whose change stamp (`class_members.last_active`, bumped by every visit, completion, answer and widget move) moved
-since its last read, and sends the page only the rows changed since the page's own stamp.
+since its last read, and sends the page only the rows that changed since the page's own stamp.
 
 The stamps are the writers' clocks, not the commit order: a transaction stamped just before a read can commit just
-after it. So every read goes back GRACE before the last one and a page's stamp is the read's time less GRACE; a
-row sent twice is only replaced by itself. The counts, the drills and the stuck list are computed for the whole
-class at every poll from the board (no per-learner query), the texts that change with the clock ("2 min ago") by the
-page from timestamps in each row."""
+after it. So every read goes back GRACE before the last one; a member read again unchanged keeps the time the board
+found their last change, and a page gets the rows the board found changed after the page's stamp (the time of the
+read that answered its last poll), whichever process answered it. The counts, the drills and the stuck list are
+computed for the whole class at every poll from the board (no per-learner query), the texts that change with the
+clock ("2 min ago") by the page from timestamps in each row."""
 
 from __future__ import annotations
 
@@ -56,10 +57,10 @@ async def dashboard(db: Database, klass: Classroom, since: str = "", rows: bool 
     boards = _kept.setdefault(db, {})
     key = (klass.id, klass.code)
     kept = boards.get(key)
-    stamp = stamp_of(now - GRACE)
+    stamp = stamp_of(now)
     if kept is None or after is None:  # a page's first load reads the whole class, and keeps it for its polls
         facts = await read_class(db, klass)
-        kept = Kept(board=await asyncio.to_thread(Board.of, facts), read_at=now)
+        kept = Kept(board=await asyncio.to_thread(Board.of, facts, now), read_at=now)
         boards.pop(key, None)
         boards[key] = kept
         while len(boards) > KEPT:
@@ -68,7 +69,7 @@ async def dashboard(db: Database, klass: Classroom, since: str = "", rows: bool 
     else:
         async with kept.lock:
             await _catch_up(db, klass, kept, now)
-        chosen = [i for i, x in kept.board.learners.items() if _stamp(x.m.last_active) >= after] if rows else []
+        chosen = [i for i, x in kept.board.learners.items() if x.changed_at and x.changed_at > after] if rows else []
     async with kept.lock:
         return await asyncio.to_thread(assemble, klass, kept.board, now, chosen, stamp)
 
@@ -79,9 +80,6 @@ async def _catch_up(db: Database, klass: Classroom, kept: Kept, now: datetime) -
     async with db.session() as session:
         s = await session.connection()
         kept.board.wrong = list((await s.execute(ClassFilter.of(klass).wrong_answers())).all())
-    kept.board.merge(facts)
+    kept.board.merge(facts, now)
     kept.read_at = now
 
-
-def _stamp(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

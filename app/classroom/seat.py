@@ -155,7 +155,7 @@ async def _count_time(s: AsyncConnection, member: Seat, number: int, now: dateti
     if member.step is not None and counted is not None:
         elapsed = min(max((now - counted).total_seconds(), 0.0), IDLE_CAP.total_seconds())
         rows[member.step] = {"seconds": elapsed, "visits": 0}
-    values: dict[str, object] = {"counted_at": now, "last_active": now}
+    values: dict[str, object] = {"counted_at": now}
     if member.step != number:
         values.update(step=number, arrived_at=now)
         rows[number] = {"seconds": 0.0, "visits": 1}
@@ -165,7 +165,8 @@ async def _count_time(s: AsyncConnection, member: Seat, number: int, now: dateti
             index_elements=["member_id", "step"],
             set_={"seconds": StepTime.seconds + stmt.excluded.seconds,
                   "visits": StepTime.visits + stmt.excluded.visits}))
-    await s.execute(update(Member).where(Member.id == member.member_id).values(**values))
+    # the change stamp is taken at the last write, when this transaction holds SQLite's lock: its commit follows
+    await s.execute(update(Member).where(Member.id == member.member_id).values(**values, last_active=utcnow()))
 
 
 @dataclass
