@@ -36,16 +36,20 @@ class Kept:
 _kept: WeakKeyDictionary[Database, dict[tuple[int, str], Kept]] = WeakKeyDictionary()
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+
+
 def stamp_of(moment: datetime) -> str:
-    return f"{moment.timestamp():.6f}"
+    """A time as whole microseconds since 1970: exact both ways, unlike a float."""
+    return str((moment - EPOCH) // MICROSECOND)
 
 
 def parse_stamp(text: str) -> datetime | None:
     """A page's stamp back as a time; None for none or nonsense (the poll then sends every row)."""
-    try:
-        moment = datetime.fromtimestamp(float(text[:20]), UTC)
-    except (ValueError, OverflowError, OSError):
+    if not text.isdigit() or len(text) > 18:
         return None
+    moment = EPOCH + int(text) * MICROSECOND
     return moment if moment <= utcnow() else None
 
 
