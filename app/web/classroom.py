@@ -338,7 +338,7 @@ async def reveal(db: DB, klass: Instructor, drill: Annotated[str, Form(max_lengt
                  shown: Annotated[str, Form(max_length=5)] = "1",
                  view: Annotated[str, Form(max_length=20)] = "dashboard") -> Response:
     """Show (or hide again) one drill's answer distribution on the projector."""
-    keys = {d.key for d in (await projection.build_projection(db, klass)).drills}
+    keys = {d.key for d in (await dashboard.build_projection(db, klass)).drills}
     if drill not in keys:
         raise HTTPException(status_code=404, detail="This lesson has no such drill.")
     await classes.reveal(db, klass, drill, shown == "1")
