@@ -24,6 +24,7 @@ from app.classroom.figures import (
     outline_of,
     percentile,
     step_columns,
+    wrong_text,
 )
 from app.classroom.models import DrillAttempt, StepProgress, utcnow
 from app.classroom.outline import Outline
@@ -111,9 +112,9 @@ class ClassFacts:
     done: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     seen: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     seconds: dict[int, dict[int, float]] = field(default_factory=lambda: defaultdict(dict))
-    attempts: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))  # (step, drill, right)
+    # per learner, in order: (step, drill, right, answers as typed, right per part)
+    attempts: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
     last_answer: dict[str, datetime] = field(default_factory=dict)
-    wrong: list[Any] = field(default_factory=list)  # (step, drill, answers JSON, parts JSON, count)
 
 
 MEMBER_COLUMNS = (Member.id, Member.learner_id, Member.name, Member.name_key, Member.joined_at, Member.step,
@@ -121,8 +122,8 @@ MEMBER_COLUMNS = (Member.id, Member.learner_id, Member.name, Member.name_key, Me
 
 
 async def read_class(db: Database, klass: Classroom, since: datetime | None = None) -> ClassFacts:
-    """Six queries whatever the class size; with `since`, five (one when nobody changed), for the members whose
-    change stamp (`last_active`) is at least that (indexed with the class), and no wrong answers."""
+    """Five queries whatever the class size; with `since`, for the members whose change stamp (`last_active`) is
+    at least that (indexed with the class), and only one when nobody changed."""
     f = ClassFilter.of(klass)
     in_class = f.in_class if since is None else and_(f.in_class, Member.last_active >= since)
     answered = (in_class, *f.answered[1:])
@@ -139,15 +140,14 @@ async def read_class(db: Database, klass: Classroom, since: datetime | None = No
         for member_id, step, secs in await s.execute(select(StepTime.member_id, StepTime.step, StepTime.seconds)
                                                      .join(Member, Member.id == StepTime.member_id).where(in_class)):
             facts.seconds[member_id][step] = secs
-        for learner_id, step, drill, right in await s.execute(
-                select(DrillAttempt.learner_id, DrillAttempt.step, DrillAttempt.drill, DrillAttempt.correct)
+        for learner_id, *attempt in await s.execute(
+                select(DrillAttempt.learner_id, DrillAttempt.step, DrillAttempt.drill, DrillAttempt.correct,
+                       DrillAttempt.answers, DrillAttempt.correct_parts)
                 .join(Member, f.by_member).where(*answered).order_by(DrillAttempt.id)):
-            facts.attempts[learner_id].append((step, drill, right))
+            facts.attempts[learner_id].append(attempt)
         last = await s.execute(select(DrillAttempt.learner_id, func.max(DrillAttempt.created_at))
                                .join(Member, f.by_member).where(*answered).group_by(DrillAttempt.learner_id))
         facts.last_answer = {learner_id: at for learner_id, at in last if at is not None}
-        if since is None:
-            facts.wrong = list((await s.execute(f.wrong_answers())).all())
     return facts
 
 
@@ -173,6 +173,7 @@ class Learner:
     seconds: dict[int, float]
     drills: dict[str, tuple[int, int]]  # per drill key: answers, right ones
     struggles: dict[str, int]  # per drill key: wrong answers in all, where the latest is wrong
+    wrong_texts: dict[tuple[str, str], int]  # per drill key and wrong answer as typed: how often
     last: datetime  # last page view, widget move or answer (or joining)
     counted: datetime | None
     attempts: int = 0
@@ -184,17 +185,21 @@ def learner_of(m: Any, facts: ClassFacts) -> Learner:
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     wrong: Counter[str] = Counter()
     last_wrong: dict[str, bool] = {}
-    for step, drill, right in facts.attempts.get(m.learner_id, ()):
+    texts: Counter[tuple[str, str]] = Counter()
+    for step, drill, right, answers, parts in facts.attempts.get(m.learner_id, ()):
         key = f"{step}:{drill}"
         tally[key][0] += 1
         tally[key][1] += 1 if right else 0
         wrong[key] += 0 if right else 1
         last_wrong[key] = not right
+        if not right:
+            texts[key, wrong_text(answers or {}, parts or {})] += 1
     last = max(t for t in (aware(m.last_active), aware(facts.last_answer.get(m.learner_id)), aware(m.joined_at)) if t)
     return Learner(m=m, done=frozenset(facts.done.get(m.learner_id, ())),
                    seen=frozenset(facts.seen.get(m.learner_id, ())), seconds=dict(facts.seconds.get(m.id, {})),
                    drills={k: (n, r) for k, (n, r) in tally.items()},
-                   struggles={k: n for k, n in wrong.items() if last_wrong[k]}, last=last, counted=aware(m.counted_at),
+                   struggles={k: n for k, n in wrong.items() if last_wrong[k]}, wrong_texts=dict(texts),
+                   last=last, counted=aware(m.counted_at),
                    attempts=sum(n for n, _ in tally.values()), correct=sum(r for _, r in tally.values()))
 
 
@@ -207,13 +212,13 @@ class Board:
     done: Counter[int] = field(default_factory=Counter)
     here: Counter[int] = field(default_factory=Counter)
     drills: dict[str, DrillTally] = field(default_factory=lambda: defaultdict(DrillTally))
-    wrong: list[Any] = field(default_factory=list)
+    wrong: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     p75: dict[int, float | None] = field(default_factory=dict)
     p75_at: datetime | None = None
 
     @classmethod
     def of(cls, facts: ClassFacts, at: datetime | None = None) -> Board:
-        board = cls(wrong=facts.wrong)
+        board = cls()
         board.merge(facts, at or utcnow())
         return board
 
@@ -234,6 +239,8 @@ class Board:
         self.done.update({n: sign for n in learner.done})
         if learner.m.step:
             self.here[learner.m.step] += sign
+        for (key, text), n in learner.wrong_texts.items():
+            self.wrong[key][text] += sign * n
         for key, (n, right) in learner.drills.items():
             t = self.drills[key]
             t.attempts, t.correct, t.learners = t.attempts + sign * n, t.correct + sign * right, t.learners + sign
@@ -312,7 +319,8 @@ def assemble(klass: Classroom, board: Board, now: datetime, rows_for: Collection
     flagged, active = rule.flag(board.learners.values())
     chosen = sorted(board.learners.values(), key=lambda x: x.m.name_key) if rows_for is None else [
         board.learners[i] for i in rows_for if i in board.learners]
-    drills = drill_stats(outline, {k: t for k, t in board.drills.items() if t.attempts}, board.wrong, info.revealed)
+    drills = drill_stats(outline, {k: t for k, t in board.drills.items() if t.attempts},
+                         {k: +texts for k, texts in board.wrong.items()}, info.revealed)  # + drops zero counts
     joined = len(board.learners)
     answers = sum(d.attempts for d in drills)
     counts = Counts(joined=joined, active=active, finished=board.done.get(rule.total, 0), stuck=len(flagged),

@@ -145,10 +145,18 @@ class DrillTally:
     learners: int = 0
 
 
-def drill_stats(outline: Outline, tallies: dict[str, DrillTally], wrong_rows: list[Any],
+def wrong_counts(rows: list[Any]) -> dict[str, Counter[str]]:
+    """Per drill key, the wrong answers as typed and how often, from ClassFilter.wrong_answers's rows."""
+    wrong: dict[str, Counter[str]] = defaultdict(Counter)
+    for step, drill, answers, parts, count in rows:
+        wrong[f"{step}:{drill}"][wrong_text(json.loads(answers or "{}"), json.loads(parts or "{}"))] += count
+    return wrong
+
+
+def drill_stats(outline: Outline, tallies: dict[str, DrillTally], wrong: dict[str, Counter[str]],
                  revealed: list[str]) -> list[DrillStats]:
-    """Per drill: answers, right share, the commonest wrong answers as typed (wrong_rows: step, drill, answers
-    JSON, parts JSON, count)."""
+    """Per drill: answers, right share, the commonest wrong answers as typed (`wrong`: per drill key, each text
+    and how often)."""
     titles = {s.number: s.title for s in outline.steps}
     stats: dict[str, DrillStats] = {}
 
@@ -166,14 +174,12 @@ def drill_stats(outline: Outline, tallies: dict[str, DrillTally], wrong_rows: li
         step, drill = key.split(":", 1)
         st = stat(int(step), drill)
         st.attempts, st.correct, st.learners = t.attempts, t.correct, t.learners
-    wrong: dict[str, Counter[str]] = defaultdict(Counter)
-    for step, drill, answers, parts, count in wrong_rows:
-        wrong[f"{step}:{drill}"][wrong_text(json.loads(answers or "{}"), json.loads(parts or "{}"))] += count
     for key, st in stats.items():
         if st.attempts:
             st.correct_share = st.correct / st.attempts
             st.correct_width = 100 * st.correct / st.attempts
-            top = wrong[key].most_common(TOP_WRONG)
+            # the commonest first, ties in the order of the text (the same however the counts were gathered)
+            top = sorted(wrong.get(key, Counter()).items(), key=lambda tc: (-tc[1], tc[0]))[:TOP_WRONG]
             st.wrong = [WrongAnswer(text=t, count=c, width=100 * c / st.attempts) for t, c in top]
             st.other_wrong = st.attempts - st.correct - sum(c for _, c in top)
             st.other_width = 100 * st.other_wrong / st.attempts

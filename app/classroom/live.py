@@ -19,7 +19,6 @@ from weakref import WeakKeyDictionary
 from app.classroom.class_models import Classroom
 from app.classroom.dashboard import Board, Dashboard, assemble, read_class
 from app.classroom.db import Database
-from app.classroom.figures import ClassFilter
 from app.classroom.models import utcnow
 
 GRACE = timedelta(seconds=5)  # longer than a write transaction takes from its stamp to its commit
@@ -79,11 +78,7 @@ async def dashboard(db: Database, klass: Classroom, since: str = "", rows: bool 
 
 
 async def _catch_up(db: Database, klass: Classroom, kept: Kept, now: datetime) -> None:
-    """The members changed since the board's last read (less GRACE), and the wrong answers as typed."""
+    """The members changed since the board's last read (less GRACE): their rows, answers as typed included."""
     facts = await read_class(db, klass, since=kept.read_at - GRACE)
-    async with db.session() as session:
-        s = await session.connection()
-        kept.board.wrong = list((await s.execute(ClassFilter.of(klass).wrong_answers())).all())
     kept.board.merge(facts, now)
     kept.read_at = now
-

@@ -21,6 +21,7 @@ from app.classroom.figures import (
     drill_stats,
     outline_of,
     step_columns,
+    wrong_counts,
 )
 from app.classroom.models import DrillAttempt, StepProgress, utcnow
 
@@ -89,5 +90,5 @@ async def build_projection(db: Database, klass: Classroom, now: datetime | None 
     return Projection.model_construct(
         info=info, counts=RoomCounts(joined=c.joined, finished=c.done.get(total, 0) if total else 0),
         steps=step_columns(outline, c.done, here, c.joined),
-        drills=drill_stats(outline, c.tallies, c.wrong, info.revealed),
+        drills=drill_stats(outline, c.tallies, wrong_counts(c.wrong), info.revealed),
         generated_at=now)

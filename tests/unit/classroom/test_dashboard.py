@@ -160,7 +160,7 @@ def test_a_learner_who_finished_is_never_flagged(url: str) -> None:
     assert board.counts.finished == 1 and board.stuck == []
 
 
-def test_the_dashboard_reads_a_class_in_six_queries_whatever_its_size(url: str) -> None:
+def test_the_dashboard_reads_a_class_in_five_queries_whatever_its_size(url: str) -> None:
     """300 learners with progress and answers: no query per learner, so the 2 s poll stays cheap."""
 
     async def scenario(db: Database) -> tuple[dashboard.Dashboard, int]:
@@ -174,7 +174,7 @@ def test_the_dashboard_reads_a_class_in_six_queries_whatever_its_size(url: str) 
 
     board, selects = run(url, scenario)
     assert board.counts.joined == 300 and board.counts.attempts == 900
-    assert selects == 6
+    assert selects == 5
 
 
 async def _fill(db: Database, class_id: int, learners: int) -> None:
