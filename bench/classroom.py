@@ -196,8 +196,11 @@ async def watch(base: str, code: str, key: str, view: str, route: str, stats: St
     started = time.monotonic()
     async with httpx.AsyncClient(base_url=base, timeout=30, headers={"Accept-Encoding": "gzip"}, verify=TLS) as c:
         page = await c.get(f"/teach/{code}{view}?key={key}", follow_redirects=True)
+        since = re.search(r"since=([0-9.]+)", page.text)  # the dashboard's poll sends its stamp, as the page does
         while not stop.is_set():
-            await stats.call(c, route, "GET", f"/teach/{code}{view}", (200,), headers={"HX-Request": "true"})
+            path = f"/teach/{code}{view}" + (f"?since={since.group(1)}" if since else "")
+            r = await stats.call(c, route, "GET", path, (200,), headers={"HX-Request": "true"})
+            since = re.search(r"since=([0-9.]+)", r.text) if r is not None else since
             if bring_at is not None and time.monotonic() - started > bring_at:
                 await stats.call(c, "POST /teach/{code}/pace", "POST", f"/teach/{code}/pace", (303,),
                                  data={"csrf_token": csrf(page.text), "mode": "bring", "step": str(BRING_TO)})

@@ -10,11 +10,11 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.classroom.classes import held_step
 from app.classroom.db import Base, Database
 from app.classroom.models import DrillAttempt, utcnow
-from app.classroom.progress import _insert, mark_step_done, touch_learner
+from app.classroom.progress import _insert, mark_step_done, touch_learner, touch_member_in
 from app.classroom.ratelimit import check, count_hit
+from app.classroom.seat import held_step
 
 
 class DrillState(Base):
@@ -204,6 +204,7 @@ async def after_answer(
             stored, newly = None, False
         else:
             stored = await _record(s, learner_id, drill, new)
+            await touch_member_in(s, learner_id, new.lesson)  # the dashboard's row changed
             first_try = not before.on_question
             newly = (first_try and stored.correct and not before.mastered and before.streak + 1 >= mastery
                      and spread_met)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.classroom.db import Base
@@ -42,6 +42,7 @@ class Member(Base):
     __table_args__ = (
         UniqueConstraint("class_id", "learner_id", name="uq_member_learner"),
         UniqueConstraint("class_id", "name_key", name="uq_member_name"),
+        Index("ix_class_members_class_changed", "class_id", "last_active"),  # the dashboard's poll: who changed
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

@@ -27,7 +27,8 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=FULL")  # an acknowledged answer is on disk
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")  # a writer starved of CPU under load may hold the lock a while
+    # busy_timeout stays 0: a write that finds another process's lock waits on the event loop, not in SQLite's busy
+    # handler on its thread (sqlite_inloop.Cursor.execute), up to 30 s: a writer starved of CPU may hold it a while
     cur.close()
 
 

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from app.classroom.class_models import Classroom, Member
 from app.classroom.db import Database
 from app.classroom.models import Learner, StepProgress, utcnow
 
@@ -54,10 +55,24 @@ async def touch_learner(session: Executor, learner_id: str) -> None:
     await session.execute(stmt.on_conflict_do_update(index_elements=["id"], set_={"last_seen": now}))
 
 
+async def touch_member_in(s: Executor, learner_id: str, lesson: str) -> bool:
+    """The learner did something in their open classes of this lesson: `last_active` is now. It is also the
+    member's change stamp: every visit, completion, answer and widget move bumps it, so the dashboard's poll
+    reads only the members changed since its last one (app/classroom/live.py). False when in no open class."""
+    now = utcnow()
+    open_classes = select(Classroom.id).where(
+        Classroom.lesson == lesson, Classroom.closed_at.is_(None),
+        or_(Classroom.ends_at.is_(None), Classroom.ends_at > now))
+    result = await s.execute(update(Member).where(Member.learner_id == learner_id,
+                                                  Member.class_id.in_(open_classes)).values(last_active=now))
+    return bool(getattr(result, "rowcount", 0))
+
+
 async def record_visit(db: Database, learner_id: str, lesson: str, step: int) -> None:
-    """Note that the learner opened a step."""
+    """Note that the learner opened a step (or moved past it without doing it)."""
     async with db.session() as s:
         await record_visit_in(s, learner_id, lesson, step)
+        await touch_member_in(s, learner_id, lesson)
 
 
 async def record_visit_in(s: Executor, learner_id: str, lesson: str, step: int) -> None:
@@ -79,6 +94,7 @@ async def mark_done(db: Database, learner_id: str, lesson: str, step: int) -> No
     """Mark a step done (idempotent: the first completion time is kept)."""
     async with db.session() as s:
         await mark_step_done(s, learner_id, lesson, step)
+        await touch_member_in(s, learner_id, lesson)
 
 
 async def mark_step_done(s: AsyncSession, learner_id: str, lesson: str, step: int) -> None:

@@ -7,15 +7,21 @@ a class's members), so this module runs them directly and returns already-finish
 adapter (`create_async_engine(..., async_creator=...)`) sees the driver it expects, and nothing changes for
 the services.
 
-What it trades: a query blocks the event loop while it runs, as any CPU work does, and a write that finds
-another *process* holding SQLite's lock waits in SQLite's busy handler on the loop's thread. Inside one
-process writers already queue on an asyncio.Lock (see Database), and a transaction here never yields to
-the loop between its statements, so another process's writer holds the lock for one commit's time only.
+What it trades: a query blocks the event loop while it runs, as any CPU work does. Two waits do not:
+- a write that finds another *process* holding SQLite's write lock gets SQLITE_BUSY at once (no busy
+  handler: busy_timeout is 0) and is tried again after an asyncio.sleep of 1, 2, 4 ... 20 ms, up to the
+  connection's timeout, so the loop serves this process's other requests meanwhile (SQLite's own busy
+  handler would sleep on the loop's thread, holding every request of the process behind the other's commit);
+- the commit of a transaction that wrote (its fsync, synchronous=FULL) runs on a worker thread.
+Inside one process writers already queue on an asyncio.Lock (see Database), so only one connection per
+process ever waits for SQLite's lock, and a transaction here yields to the loop only while it waits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,8 +29,9 @@ from typing import Any
 class Cursor:
     """An awaitable face on a sqlite3 cursor: every coroutine finishes without suspending."""
 
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
+    def __init__(self, cursor: sqlite3.Cursor, timeout: float = 0.0) -> None:
         self._cursor = cursor
+        self._timeout = timeout
 
     async def __aenter__(self) -> Cursor:
         return self
@@ -53,11 +60,21 @@ class Cursor:
         self._cursor.arraysize = value
 
     async def execute(self, operation: str, parameters: Any = None) -> Cursor:
-        if parameters is None:
-            self._cursor.execute(operation)
-        else:
-            self._cursor.execute(operation, parameters)
-        return self
+        args = () if parameters is None else (parameters,)
+        delay, deadline = 0.001, 0.0
+        while True:
+            try:
+                self._cursor.execute(operation, *args)
+                return self
+            except sqlite3.OperationalError as error:
+                # SQLITE_BUSY only: SQLITE_BUSY_SNAPSHOT (a stale read snapshot) cannot succeed by waiting
+                if getattr(error, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
+                    raise
+                deadline = deadline or time.monotonic() + self._timeout
+                if time.monotonic() >= deadline:
+                    raise
+            await asyncio.sleep(delay)  # another process holds the write lock: let this one's loop run
+            delay = min(delay * 2, 0.02)
 
     async def executemany(self, operation: str, seq_of_parameters: Iterable[Any]) -> Cursor:
         self._cursor.executemany(operation, seq_of_parameters)
@@ -90,19 +107,21 @@ class _RunNow:
 class Connection:
     """The parts of aiosqlite.Connection that SQLAlchemy's adapter uses, on the calling thread."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, timeout: float = 0.0) -> None:
         self._conn = connection
+        self._timeout = timeout
         self._connection: sqlite3.Connection | None = connection  # the adapter checks it before commit
         self._tx = _RunNow()
 
     def cursor(self) -> Cursor:
-        return Cursor(self._conn.cursor())
+        return Cursor(self._conn.cursor(), self._timeout)
 
     async def execute(self, operation: str, parameters: Any = None) -> Cursor:
         return await self.cursor().execute(operation, parameters)
 
     async def commit(self) -> None:
-        self._conn.commit()
+        if self._conn.in_transaction:  # it wrote (reads open no transaction): the fsync off the loop's thread
+            await asyncio.to_thread(self._conn.commit)
 
     async def rollback(self) -> None:
         self._conn.rollback()
@@ -136,6 +155,7 @@ def connector(path: str, timeout: float) -> Any:
     async def connect() -> Connection:
         # A pooled connection serves one session at a time, but not always on the thread that opened it
         # (test clients run the app on a thread each); Python's sqlite3 is built serialized, so that is safe.
-        return Connection(sqlite3.connect(path, timeout=timeout, check_same_thread=False))
+        # timeout=0: no busy handler sleeping on the loop's thread; Cursor.execute waits for the lock instead
+        return Connection(sqlite3.connect(path, timeout=0, check_same_thread=False), timeout)
 
     return connect

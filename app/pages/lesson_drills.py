@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from pydantic import ValidationError
 
-from app.classroom.dashboard import AttemptLine
 from app.classroom.export import AttemptText, Describe
+from app.classroom.report import AttemptLine
 from app.drills import declarative
 from app.drills.base import AnswerErrors, Drill
 from app.drills.registry import all_drills, get_drill

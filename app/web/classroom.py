@@ -7,21 +7,20 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-import segno
 from anyio import CapacityLimiter
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
-from app.classroom import classes, dashboard, export, room
+from app.classroom import classes, dashboard, export, live, projection, room
 from app.classroom.class_models import Classroom
 from app.classroom.db import Database
-from app.classroom.models import utcnow
 from app.classroom.outline import Outline, StepOutline
 from app.classroom.ratelimit import RateLimited
 from app.lessons.model import Lesson
 from app.pages.lesson_drills import describe_attempts, room_summaries
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
+from app.web.qr import qr_svg
 from app.web.responses import retry_after, too_many
 from app.web.security import require_csrf, secure_cookie
 
@@ -81,13 +80,6 @@ def keep_key(request: Request, response: Response, klass: Classroom, key: str, s
     response.set_cookie(KEY_COOKIE, key, path=f"/teach/{klass.code}", max_age=30 * 24 * 3600, httponly=True,
                         samesite="lax", secure=secure_cookie(settings.secure_cookies, request.scope))
     return response
-
-
-def qr_svg(text: str, title: str) -> str:
-    """A QR code as inline SVG (always dark on white so phones can read it in dark mode too)."""
-    svg: str = segno.make(text, error="m").svg_inline(scale=4, dark="#000", light="#fff", svgclass="qr",
-                                                      lineclass=None, title=title, omitsize=True)
-    return svg.replace("<svg ", '<svg role="img" ', 1)
 
 
 def base_url(request: Request) -> str:
@@ -254,37 +246,34 @@ async def activity(db: DB, learner: LearnerId, lesson: Annotated[str, Form(max_l
 
 async def _view(request: Request, tpl: Tpl, db: DB, settings: Config, klass: Classroom, template: str,
                 lessons: list[Lesson] | None = None) -> Response:
-    """A live view: the whole page, or for htmx polls only its `live` block.
-
-    The class is read on the event loop (the database connection lives there); building the rows and rendering
-    them, some 50 ms of Python for 600 learners, runs on a worker thread, so the learners' requests on this
-    process interleave with it instead of waiting behind it."""
+    """A live view: the whole page, or for htmx polls its live parts. The projector's figures are counted by the
+    database; the dashboard and the cockpit come from the class's board (app/classroom/live.py), and a dashboard
+    poll that sends the page's stamp gets only the rows changed since. Rendering (and summing a revealed drill's
+    answers for the room) runs on a worker thread."""
     moved = adopt_key(request, klass, settings)
     if moved is not None:
         return moved
-    join_url = f"{base_url(request)}/join/{klass.code}"
-    headers = {"Vary": "HX-Request", **NO_STORE}
     htmx = is_htmx(request)
-    now = utcnow()
-    projector = template.endswith("projector.html")
-    if projector:  # no names, no per-learner times: counted by the database, whatever the class size
-        projection: Any = await dashboard.build_projection(db, klass, now)
-        answers = await room.revealed_answers(db, klass)
+    since = request.query_params.get("since", "")[:20] if htmx else ""
+    context: dict[str, Any] = {"request": request, "join_url": f"{base_url(request)}/join/{klass.code}"}
+    if template.endswith("projector.html"):
+        context.update(d=await projection.build_projection(db, klass), oob=htmx, qr="", lessons=lessons or [],
+                       answers=await room.revealed_answers(db, klass))
     else:
-        facts = await dashboard.read_class(db, klass)
+        context["d"] = await live.dashboard(db, klass, since, rows=not template.endswith("cockpit.html"))
+    block = ("poll" if since and template.endswith("dashboard.html") else "live") if htmx else ""
+    html = await asyncio.to_thread(_render, tpl, template, block, context)
+    return HTMLResponse(html, headers={"Vary": "HX-Request", **NO_STORE})
 
-    def render() -> str:
-        d = projection if projector else dashboard.assemble(klass, facts, now)
-        context: dict[str, Any] = {"request": request, "d": d, "join_url": join_url}
-        if projector:
-            context.update(reveals=room_summaries(lessons or [], answers), oob=htmx, qr="")
-        if htmx:
-            return tpl.block(template, "live", **context)
-        if projector:
-            context["qr"] = qr_svg(join_url, f"Join class {klass.code}")
-        return tpl.page(template, **context)
 
-    return HTMLResponse(await asyncio.to_thread(render), headers=headers)
+def _render(tpl: Any, template: str, block: str, context: dict[str, Any]) -> str:
+    if "answers" in context:  # the projector: each revealed drill's answers summed up for the room
+        context["reveals"] = room_summaries(context.pop("lessons"), context.pop("answers"))
+    if block:
+        return str(tpl.block(template, block, **context))
+    if template.endswith("projector.html"):
+        context["qr"] = qr_svg(context["join_url"], f"Join class {context['d'].info.code}")
+    return str(tpl.page(template, **context))
 
 
 @router.get("/teach/{code}", response_class=HTMLResponse)

@@ -78,6 +78,8 @@ def test_the_instructor_sees_a_learner_join_move_and_answer_live_then_brings_the
     expect(stats.locator("[data-attempts]")).to_have_text("1", timeout=LIVE)
     expect(stats.locator("ol.wrong")).to_contain_text("2")
     assert t.evaluate("window.__noReload") is True
+    # a poll sends a row only when it changed; the page itself keeps "N s ago" going with the clock
+    expect(row.locator("td[data-last]")).to_have_text(re.compile(r"^1\d s ago$"), timeout=20_000)
 
     t.get_by_label("Step", exact=True).select_option("5")
     t.get_by_role("button", name="Bring everyone to this step").click()

@@ -123,6 +123,30 @@ def test_a_wrong_code_and_a_taken_name_are_explained_beside_their_fields(room: R
     assert r.status_code == 422 and field_error(r.text, "name")
 
 
+def test_the_dashboards_poll_sends_only_the_rows_changed_since_the_pages_stamp(room: Room) -> None:
+    """The page polls with the stamp of its last answer: the counts and drills come whole, out of band, and of
+    the grid only the rows that changed since (here Ada's, not Bo's), for static/dashboard.js to put in place."""
+    created = room.instructor.create()
+    ada, bo = room.learner(), room.learner()
+    ada.joins(created.code, "Ada")
+    bo.joins(created.code, "Bo")
+    page = room.instructor.open_dashboard(created)
+    since = re.search(r'id="live-poll"[^>]*\?since=(\d+)"', page)
+    assert since and page.count("<tr data-learner") == 2
+    ada.finish(1)
+    ada.open(f"/lessons/{LESSON}/2")
+    r = room.instructor.live(f"?since={since.group(1)}")
+    assert r.status_code == 200 and "<html" not in r.text
+    rows = re.findall(r'<tr data-learner="\d+" data-step="(\d+)">.*?>(\w+)</a>', r.text, re.S)
+    assert rows == [("2", "Ada")]
+    assert 'id="grid-updates" hidden hx-swap-oob="true"' in r.text and 'id="live-summary" hx-swap-oob="true"' in r.text
+    assert '<strong data-count="joined">2</strong>' in r.text
+    again = re.search(r'id="live-poll"[^>]*\?since=(\d+)"', r.text)
+    assert again and int(again.group(1)) > int(since.group(1))
+    quiet = room.instructor.live(f"?since={again.group(1)}")
+    assert "<tr data-learner" not in quiet.text and 'data-count="joined">2<' in quiet.text
+
+
 def test_rejoining_from_the_same_browser_resumes_where_the_learner_was(room: Room) -> None:
     created = room.instructor.create()
     ada = room.learner()

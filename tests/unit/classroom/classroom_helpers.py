@@ -70,6 +70,8 @@ async def answer(db: Database, learner_id: str, typed: str, correct: bool, at: d
                            answers={"bytes": typed}, parsed={"bytes": None}, correct_parts={"bytes": correct},
                            score=1.0 if correct else 0.0, correct=correct, mistake=None,
                            created_at=at or utcnow()))
+        if at is None:  # an answer given now is activity, as attempts.after_answer records it
+            await progress.touch_member_in(s, learner_id, OUTLINE.slug)
 
 
 async def rewind(db: Database, member: Member, seconds: float, **columns: Any) -> None:

@@ -84,3 +84,39 @@ def test_sqlite_keeps_a_write_ahead_log_and_syncs_every_commit(url: str) -> None
             await db.close()
 
     assert asyncio.run(scenario()) == ("wal", 2)  # 2 is FULL
+
+
+def test_a_write_waiting_for_another_process_lets_the_event_loop_serve_reads(url: str) -> None:
+    """Another process (here: a plain sqlite3 connection) holds SQLite's write lock. A write of this process waits
+    for it without holding the event loop: reads of this process are answered meanwhile, and the write goes
+    through once the other commits. (SQLite's busy handler used to sleep on the loop's thread instead.)"""
+    import sqlite3
+
+    path = url.split("///", 1)[1]
+
+    async def scenario() -> list[str]:
+        db = Database(url)
+        await _learners(db)  # the app's first connection puts the file in WAL mode, as at startup
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # the other process's write lock
+        order: list[str] = []
+
+        async def write() -> None:
+            async with db.session() as s:
+                await touch_learner(s, "c" * 36)
+            order.append("write committed")
+
+        try:
+            writer = asyncio.create_task(write())
+            await asyncio.sleep(0.2)  # the write is waiting for the lock by now
+            order.append(f"read while waiting: {await asyncio.wait_for(_learners(db), GUARD)} learners")
+            assert not writer.done()
+            other.execute("COMMIT")
+            await asyncio.wait_for(writer, GUARD)
+            order.append(f"read after: {await _learners(db)} learners")
+        finally:
+            other.close()
+            await db.close()
+        return order
+
+    assert asyncio.run(scenario()) == ["read while waiting: 0 learners", "write committed", "read after: 1 learners"]
