@@ -1,0 +1,57 @@
+"""Each widget agrees with its step's text and with the dgx-1 panel (issue 13, item 5): one test per contradiction
+a learner found, each rendered over HTTP as the learner sees it."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+HX = {"HX-Request": "true"}
+
+
+def text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def answer(html: str) -> str:
+    found = re.search(r'<p class="answer"[^>]*>(.*?)</p>', html, re.S)
+    assert found, "no answer line"
+    return text(found.group(1))
+
+
+# Step 16: the roofline
+
+
+def test_step_16_a_batch_that_does_not_fit_says_so_instead_of_a_speed(client: TestClient) -> None:
+    html = client.get("/widgets/roofline?batch_size=1024&context_tokens=1500", headers=HX).text
+    said = answer(html)
+    assert "does not fit on one H100" in said and "316.2 GB of 80 GB" in said
+    assert "compute-bound" not in said
+    table = text(html.split("<tbody>")[1].split("</tbody>")[0])
+    assert "tokens/s" not in table and "does not fit" in table
+    assert "does not fit" in text(html.split('id="dgx-panel"')[1])  # the panel agrees
+
+
+def test_step_16_a_batch_that_fits_still_reports_its_speed(client: TestClient) -> None:
+    html = client.get("/widgets/roofline?batch_size=32&context_tokens=1500", headers=HX).text
+    assert "does not fit" not in answer(html) and "memory-bound" in answer(html)
+    assert "tokens/s" in html.split("<tbody>")[1]
+
+
+def test_step_16_the_batch_box_offers_32_and_the_ridge_batch(client: TestClient) -> None:
+    html = client.get("/widgets/roofline?batch_size=1&context_tokens=1500").text
+    field = re.search(r'<input id="w1-batch_size"[^>]*>', html)
+    assert field and 'type="range"' not in field.group(0) and 'list="w1-batch-stops"' in field.group(0)
+    datalist = html.split('id="w1-batch-stops">')[1].split("</datalist>")[0]
+    stops = re.findall(r'<option value="(\d+)"></option>', datalist)
+    assert "32" in stops and "276" in stops  # 276: weights alone, decode reaches the ridge
+    for batch in ("32", "276"):
+        assert client.get(f"/widgets/roofline?batch_size={batch}", headers=HX).status_code == 200
+
+
+def test_step_16_the_kv_note_does_not_contradict_the_ridge_answer(client: TestClient) -> None:
+    html = text(client.get("/widgets/roofline?batch_size=1&context_tokens=1500", headers=HX).text)
+    note = html.split("The batch of 276")[1]
+    assert note.startswith(" counts the weights alone.")
+    assert "with its KV caches, decode never reaches the ridge" in note
