@@ -55,3 +55,23 @@ def test_step_16_the_kv_note_does_not_contradict_the_ridge_answer(client: TestCl
     note = html.split("The batch of 276")[1]
     assert note.startswith(" counts the weights alone.")
     assert "with its KV caches, decode never reaches the ridge" in note
+
+
+# Step 9: the request timeline
+
+
+def test_step_9_a_five_token_answer_is_not_said_to_cost_more_than_the_prompt(client: TestClient) -> None:
+    html = text(client.get("/widgets/request-timeline?prompt_tokens=1000&output_tokens=5", headers=HX).text)
+    assert "0× more" not in html and "1× more" not in html and "Long answers cost" not in html
+    assert "Here long questions cost more" in html and "5-token answer is too short" in html
+
+
+def test_step_9_the_default_request_still_says_long_answers_cost_more(client: TestClient) -> None:
+    html = text(client.get("/widgets/request-timeline", headers=HX).text)
+    assert re.search(r"Long answers cost \d+× more here than long questions", html)
+
+
+def test_step_9_says_up_front_when_405b_needs_two_servers(client: TestClient) -> None:
+    html = client.get("/widgets/request-timeline?model=llama-3.1-405b", headers=HX).text
+    said = answer(html)
+    assert "does not fit on one H100" in said and "16 GPUs: 2 dgx-1 nodes, more than the one server you have" in said
