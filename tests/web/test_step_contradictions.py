@@ -3,6 +3,7 @@ a learner found, each rendered over HTTP as the learner sees it."""
 
 from __future__ import annotations
 
+import html as markup
 import re
 
 from fastapi.testclient import TestClient
@@ -11,7 +12,7 @@ HX = {"HX-Request": "true"}
 
 
 def text(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    return markup.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
 def answer(html: str) -> str:
@@ -75,3 +76,16 @@ def test_step_9_says_up_front_when_405b_needs_two_servers(client: TestClient) ->
     html = client.get("/widgets/request-timeline?model=llama-3.1-405b", headers=HX).text
     said = answer(html)
     assert "does not fit on one H100" in said and "16 GPUs: 2 dgx-1 nodes, more than the one server you have" in said
+
+
+# Step 11: CPU against GPU
+
+
+def test_step_11_with_all_eight_chosen_the_table_has_a_column_for_the_eight(client: TestClient) -> None:
+    html = client.get("/widgets/cpu-vs-gpu?gpus=8", headers=HX).text
+    head = text(html.split("<thead>")[1].split("</thead>")[0])
+    assert "All 8 H100s" in head
+    ratio_side = re.search(r"dgx-1's eight H100s in bf16: ([\d.]+ PFLOPS)", text(html))
+    assert ratio_side and ratio_side.group(1) in text(html.split("<tbody>")[1].split("</tbody>")[0])
+    one = client.get("/widgets/cpu-vs-gpu?gpus=1", headers=HX).text
+    assert "All 8 H100s" not in one
