@@ -89,3 +89,17 @@ def test_step_11_with_all_eight_chosen_the_table_has_a_column_for_the_eight(clie
     assert ratio_side and ratio_side.group(1) in text(html.split("<tbody>")[1].split("</tbody>")[0])
     one = client.get("/widgets/cpu-vs-gpu?gpus=1", headers=HX).text
     assert "All 8 H100s" not in one
+
+
+# Step 4: the panel when a plan overflows one GPU
+
+
+def test_step_4_the_panel_does_not_read_as_if_the_server_holds_the_job(client: TestClient) -> None:
+    url = ("/widgets/plan?model=llama-3.1-8b&precision=bf16&mode=train&gpus=1&sharding=none&optimizer=adam"
+           "&batch_size=1&context_tokens=8192")
+    panel = text(client.get(url, headers=HX).text.split('id="dgx-panel"')[1])
+    summary = re.search(r"dgx-1 (.*?) 1 of 8 GPUs ·", panel)
+    assert summary, panel[:300]
+    assert "of 640 GB" not in summary.group(1)
+    assert re.fullmatch(r"1 of 8 GPUs in use; does not fit: GPU 0 needs [\d.]+ GB of its 80 GB", summary.group(1))
+    assert "free memory on the others does not help" in panel
