@@ -103,3 +103,27 @@ def test_step_4_the_panel_does_not_read_as_if_the_server_holds_the_job(client: T
     assert "of 640 GB" not in summary.group(1)
     assert re.fullmatch(r"1 of 8 GPUs in use; does not fit: GPU 0 needs [\d.]+ GB of its 80 GB", summary.group(1))
     assert "free memory on the others does not help" in panel
+
+
+# Step 14: the fixes of a plan that overflows
+
+
+def test_step_14_tensor_parallel_over_5_or_9_gpus_is_refused_beside_the_field(client: TestClient) -> None:
+    for gpus in (5, 9, 3):
+        r = client.get(f"/widgets/plan?model=llama-3.1-70b&gpus={gpus}&fixes=true&knobs=model,gpus", headers=HX)
+        assert r.status_code == 422
+        error = re.search(r'id="w1-gpus-error"[^>]*>([^<]*)<', r.text)
+        assert error and "64 attention heads evenly" in error.group(1)
+        assert "1, 2, 4, 8, 16, 32 or 64 GPUs" in error.group(1)
+    assert client.get("/widgets/plan?model=llama-3.1-70b&gpus=4", headers=HX).status_code == 200
+    assert client.get("/widgets/plan?model=llama-3.1-70b&mode=train&gpus=5", headers=HX).status_code == 200
+
+
+def test_step_14_no_fix_proposes_an_uneven_split_or_a_context_with_no_headroom(client: TestClient) -> None:
+    html = text(client.get("/widgets/plan?model=llama-3.1-70b&gpus=1&batch_size=8&fixes=true", headers=HX).text)
+    assert "Use 3 GPUs" not in html and "fits: 3." not in html
+    assert "Use 4 GPUs instead of 1" in html and "splitting its attention heads evenly: 4." in html
+    html = text(client.get("/widgets/plan?model=llama-3.1-70b&gpus=2&batch_size=32&fixes=true", headers=HX).text)
+    assert "80.00 GB a GPU" not in html
+    kept = [int(n.replace(",", "")) for n in re.findall(r"Keep ([\d,]+) tokens of context", html)]
+    assert all(n >= 1024 and n % 1024 == 0 for n in kept)
