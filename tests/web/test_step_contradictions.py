@@ -127,3 +127,14 @@ def test_step_14_no_fix_proposes_an_uneven_split_or_a_context_with_no_headroom(c
     assert "80.00 GB a GPU" not in html
     kept = [int(n.replace(",", "")) for n in re.findall(r"Keep ([\d,]+) tokens of context", html)]
     assert all(n >= 1024 and n % 1024 == 0 for n in kept)
+
+
+# Step 19: the five questions
+
+
+def test_step_19_70b_is_not_timed_on_one_h100_that_cannot_hold_it(client: TestClient) -> None:
+    html = text(client.get("/widgets/five-questions?model=llama-3.1-70b", headers=HX).text)
+    speed = re.search(r"Decoding for one user: ([^.]*)\.", html)
+    assert speed and "capacity" not in speed.group(1) and "on one H100" not in speed.group(1)
+    assert "memory bandwidth" in speed.group(1) and "on 2 H100s, the fewest that hold it" in speed.group(1)
+    assert "Serving: " in html and "does not fit" in html  # the fit answer above it agrees
