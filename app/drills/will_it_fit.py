@@ -190,6 +190,12 @@ def _label(component: str, mode: str, lower: bool = False) -> str:
     return LOWER[component] if lower else LABELS[component]
 
 
+def _take(component: str, mode: str) -> str:
+    """'take' after a plural part (the weights), 'takes' after a singular one (the KV cache)."""
+    plural = component in ("weights", "gradients") or (component == "activations" and mode == "train")
+    return "take" if plural else "takes"
+
+
 def _bytes(n: float) -> str:
     return f"{n:g} byte{'' if n == 1 else 's'}"
 
@@ -375,7 +381,7 @@ def solve(q: Question) -> Solution:
             id=f"not-{c}",
             value=c,
             message=f"{_label(c, req.mode)}: {gb(parts[c])} a GPU, but "
-            f"{_label(largest, req.mode, lower=True)} take {gb(parts[largest])}.",
+            f"{_label(largest, req.mode, lower=True)} {_take(largest, req.mode)} {gb(parts[largest])}.",
         )
         for c in parts
         if c != largest and parts[c] > 0
