@@ -42,6 +42,13 @@ def _engine_names() -> dict[str, Any]:
         names["plan"] = lambda **fields: plan_module.make_plan(plan_module.PlanRequest(**fields))
     except ImportError:
         pass
+    try:  # a serving run's state after `seconds` of simulated traffic, as step 8's widget shows it
+        run_module = importlib.import_module("app.engine.serving_run")
+        names["serving"] = lambda seed=0, seconds=60, **fields: run_module.simulate_serving(
+            run_module.ServingRun(**fields), seed, seconds
+        )
+    except ImportError:
+        pass
     for name, (module, attr) in specs.items():
         try:
             names[name] = getattr(importlib.import_module(module), attr)

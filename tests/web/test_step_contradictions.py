@@ -8,6 +8,11 @@ import re
 
 from fastapi.testclient import TestClient
 
+from tests.web.live_clock import Clock, clock_fixture
+from tests.web.test_widget_serving_run import hidden
+
+__all__ = ["clock_fixture"]
+
 HX = {"HX-Request": "true"}
 
 
@@ -138,3 +143,20 @@ def test_step_19_70b_is_not_timed_on_one_h100_that_cannot_hold_it(client: TestCl
     assert speed and "capacity" not in speed.group(1) and "on one H100" not in speed.group(1)
     assert "memory bandwidth" in speed.group(1) and "on 2 H100s, the fewest that hold it" in speed.group(1)
     assert "Serving: " in html and "does not fit" in html  # the fit answer above it agrees
+
+
+# Step 8: the text and the serving run at a batch of 32
+
+
+def test_step_8_quotes_what_the_run_shows_once_its_batch_of_32_is_full(lessons_client: TestClient,
+                                                                       clock: Clock) -> None:  # fmt: skip
+    url = "/widgets/serving-run?play_seconds=60&w=1&lesson=what-ai-workloads-need&step=8&arrival_rate=20"
+    started = lessons_client.get(f"{url}&action=start", headers=HX).text
+    clock.now += 12  # a simulated minute: the batch has long been full
+    html = lessons_client.get(f"{url}&{hidden(started)}", headers=HX).text
+    assert re.search(r'data-value="batch">32.0 of 32<', html)
+    user = re.search(r'data-value="user-speed">([\d,]+) tokens/s<', html)
+    total = re.search(r'data-value="throughput">([\d,]+) tokens/s<', html)
+    assert user and total
+    prose = text(lessons_client.get("/lessons/what-ai-workloads-need/8").text)
+    assert f"each user sees {user.group(1)} tokens per second and the GPU {total.group(1)} in all:" in prose
