@@ -160,3 +160,18 @@ def test_step_8_quotes_what_the_run_shows_once_its_batch_of_32_is_full(lessons_c
     assert user and total
     prose = text(lessons_client.get("/lessons/what-ai-workloads-need/8").text)
     assert f"each user sees {user.group(1)} tokens per second and the GPU {total.group(1)} in all:" in prose
+
+
+# Steps 4 and 5: one 8-GPU job, two per-GPU figures
+
+
+def test_step_5_explains_its_per_gpu_memory_against_step_4s(lessons_client: TestClient) -> None:
+    step4 = text(lessons_client.get("/lessons/what-ai-workloads-need/4").text)
+    step5 = text(lessons_client.get("/lessons/what-ai-workloads-need/5").text)
+    zero3 = re.search(r"an eighth each: ([\d.]+ GB) a GPU", step4)
+    assert zero3
+    panel = re.search(r"GPU 0: ([\d.]+ GB) of 80 GB\. training Llama 3\.1 8B on 8 GPUs", step5)
+    assert panel, "step 5's panel holds the training run"
+    said = re.search(rf"selective checkpointing, {re.escape(panel.group(1))} of its memory, less than step 4's "
+                     rf"{re.escape(zero3.group(1))} for the same sequence because", step5)
+    assert said
