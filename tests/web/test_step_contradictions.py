@@ -175,3 +175,14 @@ def test_step_5_explains_its_per_gpu_memory_against_step_4s(lessons_client: Test
     said = re.search(rf"selective checkpointing, {re.escape(panel.group(1))} of its memory, less than step 4's "
                      rf"{re.escape(zero3.group(1))} for the same sequence because", step5)
     assert said
+
+
+# Step 1: the plan of one chat user, no traffic yet (already right on main; kept from regressing)
+
+
+def test_step_1_one_idle_chat_user_leaves_the_gpu_idle_in_the_panel(client: TestClient) -> None:
+    html = client.get("/widgets/plan?model=llama-3.1-8b&mode=serve&gpus=1&batch_size=1&context_tokens=8192",
+                      headers=HX).text  # fmt: skip
+    gpu0 = html.split('data-gpu="0"')[1].split("</li>")[0]
+    assert "0 % busy · 70 W" in gpu0 and "100 %" not in gpu0
+    assert "idle until a request arrives" in html
