@@ -124,6 +124,11 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
         (5, "prose", r"selective checkpointing, ([\d.]+ GB) of its memory"),
         (5, "training-run", r"GPU 0: ([\d.]+ GB) of 80 GB\. training Llama 3\.1 8B on 8 GPUs"),
     ]),
+    ("8B bf16 training, 8 H100s, ZeRO-3, full checkpointing, one 8,192-token sequence a GPU: GB a GPU", [
+        (13, "compute-time", r"8,192 tokens a GPU with full activation checkpointing, which keeps the fewest "
+                             r"activations\) puts ([\d.]+ GB) on each GPU"),
+        (13, "compute-time", r"GPU 0: ([\d.]+ GB) of 80 GB\. training Llama 3\.1 8B on 8 GPUs"),
+    ]),
     ("8B bf16 training, 15 trillion tokens, 8 H100s, 40 % MFU: time", [
         (5, "prose", r"dgx-1 would need ([\d.]+ years)"),
         (13, "prose", r"15 trillion tokens at 40 % MFU takes ([\d.]+ years)"),
