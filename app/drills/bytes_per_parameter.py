@@ -11,6 +11,7 @@ from app.drills.registry import register
 from app.engine.hardware import DGX_H100, get_gpu
 from app.engine.models import CATALOG
 from app.engine.text import billions, gb, gib, num
+from app.engine.training_memory import state_lines
 from app.engine.training_state import TrainingState, training_precision, training_state
 
 NAME = "bytes-per-parameter"
@@ -78,12 +79,12 @@ def generate(rng: random.Random) -> Question:
     )
 
 
-def _pieces(st: TrainingState, precision: str) -> str:
-    """The bytes of one parameter, piece by piece."""
-    word = "fp32" if precision == "fp32" else "bf16"
-    optimizer = "fp32 master copy and moments" if precision != "fp32" else "moments"
-    weights, gradients = f"{st.weights:g} ({word} weights)", f"{st.gradients:g} ({word} gradients)"
-    return f"{weights} + {gradients} + {st.optimizer:g} ({optimizer})"
+def _pieces(optimizer: str, precision: str) -> str:
+    """The bytes of one parameter, line by line, each with its own format (8-bit Adam's moments are 1 byte)."""
+    word = training_precision(optimizer, precision)
+    short = {"weights": f"{word} weights", "gradients": f"{word} gradients", "master": "fp32 master copy"}
+    return " + ".join(f"{b:g} ({short.get(key) or label.replace(' (', ', ').rstrip(')')})"
+                      for key, label, _, b in state_lines(optimizer, precision))  # fmt: skip
 
 
 def _per_parameter_variants(st: TrainingState, optimizer: str) -> list[tuple[str, float, str]]:
@@ -154,7 +155,7 @@ def solve(q: Question) -> Solution:
         expected=expected,
         variants=distinct(q, expected, variants),
         solution=[
-            f"{st.note} keeps, for every parameter, {_pieces(st, precision)} = {st.total:g} bytes.",
+            f"{st.note} keeps, for every parameter, {_pieces(optimizer, precision)} = {st.total:g} bytes.",
             f"{billions(params)} parameters × {st.total:g} bytes = {gb(total)} of training state "
             f"({gib(total)}), before activations.",
             f"{gb(total)} ÷ {gb(capacity, 0)} = {total / capacity:.2f}, so at least {gpus} "

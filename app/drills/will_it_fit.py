@@ -194,6 +194,12 @@ def _label(component: str, mode: str, lower: bool = False) -> str:
     return LOWER[component] if lower else LABELS[component]
 
 
+def _take(component: str, mode: str) -> str:
+    """'take' after a plural part (the weights), 'takes' after a singular one (the KV cache)."""
+    plural = component in ("weights", "gradients") or (component == "activations" and mode == "train")
+    return "take" if plural else "takes"
+
+
 def _bytes(n: float) -> str:
     return f"{n:g} byte{'' if n == 1 else 's'}"
 
@@ -296,7 +302,7 @@ def _largest_variants(mode: str, parts: dict[str, int], largest: str) -> list[Va
     return [
         Variant(part="largest", id=f"not-{c}", value=c,
                 message=f"{_label(c, mode)}: {gb(parts[c])} a GPU, but "
-                f"{_label(largest, mode, lower=True)} take {gb(parts[largest])}.")  # fmt: skip
+                f"{_label(largest, mode, lower=True)} {_take(largest, mode)} {gb(parts[largest])}.")  # fmt: skip
         for c in parts
         if c != largest and parts[c] > 0
     ]

@@ -113,14 +113,12 @@ def _batch(s: _Search) -> Iterator[Fix | None]:
 
 
 def _context(s: _Search) -> Iterator[Fix | None]:
-    """The longest shorter context that fits, in whole steps of 1,024 tokens when that long."""
+    """The longest shorter context that fits, in whole steps of 1,024 tokens."""
     now = s.knobs.context_tokens
     steps = _largest(1, (now - 1) // CONTEXT_STEP, lambda k: s.fits(context_tokens=k * CONTEXT_STEP))
-    best = (
-        steps * CONTEXT_STEP
-        if steps
-        else _largest(1, min(now - 1, CONTEXT_STEP), lambda c: s.fits(context_tokens=c))
-    )
+    # Fewer than 1,024 tokens of context is no service at all (and the exact largest count fills the GPU to the
+    # last byte), so a shorter context is offered only in whole steps of 1,024.
+    best = steps * CONTEXT_STEP if steps else None
     if best is not None:
         yield s.fix(f"Keep {num(best)} tokens of context instead of {num(now)}", context_tokens=best)
 
@@ -138,9 +136,17 @@ def _fewer_bits(s: _Search, field: str, what: str) -> Iterator[Fix | None]:
 
 def _more_gpus(s: _Search) -> Iterator[Fix | None]:
     """More GPUs, with the current sharding (serving splits the weights; training needs ZeRO)."""
-    fewest = s.fewest_gpus()
+    fewest = even_split(s.arch, s.knobs.mode, s.fewest_gpus())
     if fewest is not None and fewest > s.knobs.gpus:
         yield s.fix(f"Use {num(fewest)} GPUs instead of {num(s.knobs.gpus)}", gpus=fewest)
+
+
+def even_split(arch: Architecture, mode: str, gpus: int | None) -> int | None:
+    """Serving splits every layer's attention heads over the GPUs (tensor parallel), so a GPU count must divide
+    them: the smallest such count at or above `gpus` (None when there is none). Training is data parallel."""
+    if gpus is None or mode != "serve":
+        return gpus
+    return next((n for n in range(gpus, arch.heads + 1) if arch.heads % n == 0), None)
 
 
 def _zero3_and_gpus(s: _Search) -> Iterator[Fix | None]:

@@ -17,6 +17,7 @@ from app.engine.hardware import get_gpu, node
 from app.engine.memory import bytes_per_parameter, weight_bytes
 from app.engine.models import get_model
 from app.engine.plan import PlanRequest, make_plan
+from app.engine.serving_run import ServingRun, simulate_serving
 from app.engine.text import FILTERS
 from app.engine.training_run import RUN_SEQUENCE_TOKENS
 from app.engine.training_state import training_bytes_per_parameter
@@ -33,6 +34,8 @@ def _engine_names() -> dict[str, Any]:
     """The names a lesson may use; each is the engine's own function or constant."""
     return {
         "plan": lambda **fields: make_plan(PlanRequest(**fields)),
+        # a serving run's state after `seconds` of simulated traffic, as step 8's widget shows it
+        "serving": lambda seed=0, seconds=60, **fields: simulate_serving(ServingRun(**fields), seed, seconds),
         "model": get_model,
         "gpu": get_gpu,
         "node": node,

@@ -38,6 +38,7 @@ class Term(BaseModel):
     lesson: str
     step: int
     step_title: str = ""
+    lesson_title: str = ""
     file: str = ""
     line: int = 0
 
@@ -49,6 +50,13 @@ class Term(BaseModel):
     @property
     def step_url(self) -> str:
         return f"/lessons/{self.lesson}/{self.step}"
+
+    @property
+    def step_label(self) -> str:
+        """The teaching step named with its lesson ("What AI Workloads Need · step 9: Follow one request"): three
+        lessons each have a step 3, so a bare "Step 3" is ambiguous."""
+        where = f"{self.lesson_title} · step {self.step}" if self.lesson_title else f"Step {self.step}"
+        return f"{where}: {self.step_title}" if self.step_title else where
 
     def names(self) -> list[str]:
         return [self.term, *self.aliases]
@@ -86,20 +94,20 @@ class Glossary(BaseModel):
         return sorted(self.terms, key=lambda t: t.term.lower())
 
 
-def _step_numbers(roots: Sequence[Path]) -> dict[str, tuple[int, str]]:
-    """'lesson-slug/step-file.md' -> (step number, title) from each lesson's lesson.yaml and front matter."""
-    out: dict[str, tuple[int, str]] = {}
+def _step_numbers(roots: Sequence[Path]) -> dict[str, tuple[int, str, str]]:
+    """'lesson-slug/step-file.md' -> (step number, title, lesson title) from lesson.yaml and front matter."""
+    out: dict[str, tuple[int, str, str]] = {}
     for root in roots:
         folders = [root] if (root / "lesson.yaml").is_file() else sorted(p for p in root.iterdir() if p.is_dir())
         for folder in folders:
             try:
                 spec = yaml.safe_load((folder / "lesson.yaml").read_text(encoding="utf-8"))
                 files = [f for section in spec["sections"] for f in section["steps"]]
-                slug = spec["slug"]
+                slug, lesson_title = spec["slug"], str(spec.get("title", ""))
             except (OSError, yaml.YAMLError, KeyError, TypeError):
                 continue  # the lesson loader reports a broken lesson.yaml
             for number, name in enumerate(files, start=1):
-                out[f"{slug}/{name}"] = (number, _title(folder / name))
+                out[f"{slug}/{name}"] = (number, _title(folder / name), lesson_title)
     return out
 
 
@@ -135,7 +143,7 @@ def load_glossary(roots: Path | Sequence[Path]) -> tuple[Glossary, list[Problem]
     return Glossary(terms=terms), problems
 
 
-def _read_file(path: Path, steps: dict[str, tuple[int, str]], seen: dict[str, str],
+def _read_file(path: Path, steps: dict[str, tuple[int, str, str]], seen: dict[str, str],
                problems: list[Problem]) -> list[Term]:
     """The terms of one glossary.yaml; its problems are added to `problems`."""
     text = path.read_text(encoding="utf-8")
@@ -152,7 +160,7 @@ def _read_file(path: Path, steps: dict[str, tuple[int, str]], seen: dict[str, st
     return [t for t in terms if t is not None]
 
 
-def _read_entry(entry: Any, path: Path, text: str, steps: dict[str, tuple[int, str]], seen: dict[str, str],
+def _read_entry(entry: Any, path: Path, text: str, steps: dict[str, tuple[int, str, str]], seen: dict[str, str],
                 problems: list[Problem]) -> Term | None:
     """One glossary entry as a Term, or None when it is malformed or names no step (its problems added)."""
     name = str(entry.get("term", "")) if isinstance(entry, dict) else ""
@@ -175,9 +183,9 @@ def _read_entry(entry: Any, path: Path, text: str, steps: dict[str, tuple[int, s
                                 message=f"'{spec.term}' is taught in '{spec.taught_in}', which is no step "
                                 "of any lesson (write lesson-slug/step-file.md)"))
         return None
-    number, title = steps[spec.taught_in]
-    return Term(term=spec.term, aliases=spec.aliases, definition=spec.definition,
-                lesson=spec.taught_in.split("/")[0], step=number, step_title=title, file=str(path), line=line)
+    number, title, lesson_title = steps[spec.taught_in]
+    return Term(term=spec.term, aliases=spec.aliases, definition=spec.definition, lesson=spec.taught_in.split("/")[0],
+                step=number, step_title=title, lesson_title=lesson_title, file=str(path), line=line)
 
 
 def render_marker(term: Term | None, shown: str, uid: str) -> str:
@@ -189,6 +197,5 @@ def render_marker(term: Term | None, shown: str, uid: str) -> str:
     return (
         f'<span class="term"><a class="term-name" href="/glossary#{term.anchor}" data-def="{uid}">{text}</a>'
         f'<span class="term-def" id="{uid}" role="note" hidden><dfn>{html.escape(term.term)}</dfn>: '
-        f'{html.escape(term.definition)} <a href="{term.step_url}">Step {term.step}'
-        f"{': ' + html.escape(term.step_title) if term.step_title else ''}</a></span></span>"
+        f'{html.escape(term.definition)} <a href="{term.step_url}">{html.escape(term.step_label)}</a></span></span>'
     )

@@ -118,8 +118,10 @@ def panel_view(node: NodeLoad | None) -> PanelView:
                         f"{gb(over[0].overflow, 1)} too much.")
     else:
         announcement = f"GPU {first.index}: {gb(first.used, 1)} of {gb(first.capacity, 0)}. {node.activity}."
-    summary = (f"{len(busy)} of {len(gpus)} GPUs in use, {gb(used, 1)} of {gb(cap, 0)}"
-               + (", does not fit" if over else ""))
+    summary = f"{len(busy)} of {len(gpus)} GPUs in use, {gb(used, 1)} of {gb(cap, 0)}"
+    if over:  # the node's total would read as room to spare: say which GPU overflows its own memory
+        summary = (f"{len(busy)} of {len(gpus)} GPUs in use; does not fit: GPU {over[0].index} needs "
+                   f"{gb(over[0].used, 1)} of its {gb(over[0].capacity, 0)}")
     legend = [(c, COMPONENT_LABELS[c]) for c in COMPONENTS]
     return PanelView(gpus=gpus, activity=node.activity, why=node.why, fits=not over, power_w=node.power_w,
                      used=used, capacity=cap, summary=summary, announcement=announcement, legend=legend)

@@ -105,6 +105,11 @@ class Plot:
         share = (value - self.x_min) / (self.x_max - self.x_min)
         return round(self.left + (self.right - self.left) * min(max(share, 0.0), 1.0), 2)
 
+    def width_of(self, span: float) -> float:
+        """The SVG width of `span` data units along x, unclamped (x() clamps positions to the plot area, so
+        x(b) - x(a) is 0 for a span outside the visible range)."""
+        return (self.right - self.left) * span / (self.x_max - self.x_min)
+
     def y(self, value: float) -> float:
         share = (value - self.y_min) / (self.y_max - self.y_min)
         return round(self.bottom - (self.bottom - self.top) * min(max(share, 0.0), 1.0), 2)

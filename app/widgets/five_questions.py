@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.engine import compute as engine_compute
 from app.engine.cost import CostAssumptions, break_even_utilisation
+from app.engine.fixes import even_split
 from app.engine.hardware import DGX_H100
 from app.engine.models import CATALOG, check_model_id, get_model
 from app.engine.plan import Plan, PlanRequest, make_plan
@@ -154,13 +155,19 @@ def _fit(c: _Plans) -> Answer:
 
 
 def _speed(c: _Plans) -> Answer:
-    assert c.serve.serve is not None
     ridge = engine_compute.ridge("h100", "bf16")
     intensity = engine_compute.decode_intensity(1, "bf16")
+    gpus = 1 if c.serve.fits else even_split(CATALOG[c.model], "serve", c.serve.min_gpus)
+    if gpus is None:  # no number of GPUs holds it: no speed to give
+        answer = "Decoding for one user: nothing yet, because no number of H100s holds the model."
+    else:  # a model too big for one H100 is timed where it runs, split evenly (tensor parallel)
+        plan = c.serve if gpus == 1 else make_plan(PlanRequest(model=c.model, gpus=gpus))
+        assert plan.serve is not None
+        where = "one H100" if gpus == 1 else f"{num(gpus)} H100s, the fewest that hold it (it does not fit on one)"
+        answer = (f"Decoding for one user: {plan.bottleneck.replace('-', ' ')}, "
+                  f"{num(plan.serve.tokens_per_second)} tokens a second on {where}.")  # fmt: skip
     return Answer(
-        key="speed", question="What limits its speed?", links=_links("speed", c.model),
-        answer=f"Decoding for one user: {c.serve.bottleneck.replace('-', ' ')}, "
-        f"{num(c.serve.serve.tokens_per_second)} tokens a second on one H100.",
+        key="speed", question="What limits its speed?", links=_links("speed", c.model), answer=answer,
         detail=f"A decode step at batch 1 does about {intensity:.0f} FLOP per byte it reads, far below the "
         f"H100's ridge point of {ridge:.0f}: memory bandwidth, not maths, sets the pace. Prefill and "
         "training sit above the ridge and are compute-bound.",
@@ -191,7 +198,7 @@ def _failure(c: _Plans) -> Answer:
     return Answer(
         key="failure", question="Why did it fail?", links=_links("failure", c.model), answer=answer,
         detail=f"Or a starved pipeline: {num(DGX_H100.gpus)} H100s at {pct(MFU)} MFU take {num(rate)} tokens a second, "
-        f"{rate / RUN_SEQUENCE_TOKENS:,.0f} sequences of {RUN_SEQUENCE_TOKENS:,} tokens; a slower data "
+        f"{rate / RUN_SEQUENCE_TOKENS:,.1f} sequences of {RUN_SEQUENCE_TOKENS:,} tokens a second; a slower data "
         "loader leaves them waiting.",
     )  # fmt: skip
 

@@ -9,8 +9,9 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from app.engine import memory
 from app.engine.errors import DoesNotFit
-from app.engine.fixes import fixes
+from app.engine.fixes import even_split, fixes
 from app.engine.hardware import get_gpu
+from app.engine.models import CATALOG
 from app.engine.placement import COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import gb
@@ -148,6 +149,19 @@ class Params(BaseModel):
             raise ValueError(f"Training needs fp32, bf16, fp16 or fp8 weights; {value} is for serving only.")
         return value
 
+    @field_validator("gpus")
+    @classmethod
+    def _even_split(cls, value: int, info: ValidationInfo) -> int:
+        """Serving splits every layer's attention heads over the GPUs (tensor parallel): they must divide evenly."""
+        model = info.data.get("model")
+        if info.data.get("mode") == "serve" and isinstance(model, str) and model in CATALOG:
+            arch = CATALOG[model]
+            if arch.heads % value:
+                counts = [str(n) for n in range(1, min(arch.heads, MAX_GPUS) + 1) if arch.heads % n == 0]
+                raise ValueError(f"Serving splits {arch.name}'s {arch.heads} attention heads evenly over the GPUs "
+                                 f"(tensor parallel): use {', '.join(counts[:-1])} or {counts[-1]} GPUs.")  # fmt: skip
+        return value
+
     @field_validator("activation_checkpointing", mode="before")
     @classmethod
     def _checkpointing(cls, value: Any) -> Any:
@@ -232,6 +246,7 @@ class PlanView(BaseModel):
     launch: LaunchOutcome | None
     state_bytes: int = Field(description="Training state before activations (train mode), else 0")
     announcement: str
+    fewest_gpus: int | None = Field(description="Fewest GPUs that hold the plan and split its heads evenly")
 
 
 def _launch(plan: Plan) -> LaunchOutcome:
@@ -302,6 +317,7 @@ def compute(params: Params) -> PlanView:
     state = state_breakdown(arch, req.optimizer, req.precision).bytes if req.mode == "train" else 0
     return PlanView(
         plan=plan,
+        fewest_gpus=even_split(arch, req.mode, plan.min_gpus),
         model_name=arch.name,
         gpu_name=get_gpu(req.gpu).name,
         mode=req.mode,

@@ -7,8 +7,8 @@ from pydantic import BaseModel, Field, field_validator
 from app.engine.decode import DecodePoint, DecodeRoofline, decode_roofline
 from app.engine.models import get_model
 from app.engine.placement import NodeLoad
-from app.engine.plan import PlanRequest, node_load
-from app.engine.text import flops_rate, num
+from app.engine.plan import Plan, PlanRequest, make_plan, node_load
+from app.engine.text import flops_rate, gb, num
 from app.engine.workload import Precision
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import LogAxis, Tick
@@ -72,6 +72,10 @@ class RooflineView(BaseModel):
     models: list[tuple[str, str]]
     precisions: list[tuple[str, str]]
     announcement: str
+    fits: bool = Field(description="True when the batch, weights and every sequence's KV cache fit one H100")
+    needed: float = Field(description="Bytes the batch needs on the H100")
+    capacity: float = Field(description="Bytes one H100 holds")
+    stops: list[int] = Field(description="Batch sizes offered beside the box: round ones and the ridge's")
 
 
 def _chart(r: DecodeRoofline) -> RooflineChart:
@@ -108,21 +112,10 @@ def _chart(r: DecodeRoofline) -> RooflineChart:
     )
 
 
-def compute(params: Params) -> RooflineView:
-    """Decode at the chosen batch on the H100's roofline, from the engine."""
-    r = decode_roofline(get_model(params.model), params.precision, params.batch_size, params.context_tokens)
-    w = r.weights_only
-    side = "compute" if w.point.binds == "compute" else "memory"
-    said = f"Batch {params.batch_size}: {w.point.intensity:,.0f} FLOPs per byte, {side} side of the ridge."
-    return RooflineView(
-        r=r, chart=_chart(r), models=MODEL_OPTIONS, precisions=PRECISION_OPTIONS, announcement=said
-    )
-
-
-def place(params: Params, view: RooflineView) -> NodeLoad:
+def _plan(params: Params) -> Plan:
     """The batch served on one H100: every sequence brings its own KV cache."""
     ctx = max(params.context_tokens, 1)
-    return node_load(
+    return make_plan(
         PlanRequest(
             model=params.model,
             precision=params.precision,
@@ -131,6 +124,29 @@ def place(params: Params, view: RooflineView) -> NodeLoad:
             prompt_tokens=min(1000, ctx),
         )
     )
+
+
+def compute(params: Params) -> RooflineView:
+    """Decode at the chosen batch on the H100's roofline, from the engine, and whether that batch fits."""
+    r = decode_roofline(get_model(params.model), params.precision, params.batch_size, params.context_tokens)
+    w = r.weights_only
+    plan = _plan(params)
+    side = "compute" if w.point.binds == "compute" else "memory"
+    said = f"Batch {params.batch_size}: {w.point.intensity:,.0f} FLOPs per byte, {side} side of the ridge."
+    if not plan.fits:
+        said = (f"Batch {params.batch_size} does not fit on one H100: it needs {gb(plan.per_gpu.total, 1)} "
+                f"of {gb(plan.per_gpu.capacity, 0)}.")  # fmt: skip
+    ridge = [n for n in (r.batch_at_ridge, r.batch_at_ridge_with_kv) if n and n <= 1024]
+    return RooflineView(
+        r=r, chart=_chart(r), models=MODEL_OPTIONS, precisions=PRECISION_OPTIONS, announcement=said,
+        fits=plan.fits, needed=plan.per_gpu.total, capacity=plan.per_gpu.capacity,
+        stops=sorted({1, 8, 32, 64, 128, 256, 512, 1024, *ridge}),
+    )  # fmt: skip
+
+
+def place(params: Params, view: RooflineView) -> NodeLoad:
+    """The batch served on one H100: every sequence brings its own KV cache."""
+    return node_load(_plan(params))
 
 
 def predict(params: Params, view: RooflineView) -> Prediction:

@@ -104,7 +104,7 @@ def _charts(snap: ServingSnapshot) -> tuple[MiniChart, MiniChart, MiniChart]:
     xs = [s.at_seconds for s in h]
     mu = snap.capacity_requests_per_second
     arr = _time_plot(snap, nice_max(max([mu, *(s.arrivals for s in h)]) * 1.1))
-    step = arr.x(61) - arr.x(60)
+    step = arr.width_of(1)  # one second
     base = arr.y(0)
     bars = " ".join(
         f"M{arr.x(s.at_seconds - 1) + step * 0.1:.1f} {base}V{arr.y(s.arrivals)}h{step * 0.8:.1f}V{base}Z" for s in h

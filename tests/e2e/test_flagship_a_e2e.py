@@ -130,9 +130,13 @@ def test_decode_speed_and_the_roofline_open_after_a_guess_and_move(watched: Watc
     commit_guess(w, "64")
     expect(w.locator("[data-actual]")).to_have_text("276 sequences")
     before = gpu_used(page)
-    w.get_by_role("slider", name=re.compile("Batch size")).fill("512")
+    batch = w.get_by_label("Batch size (sequences per decode step)")
+    batch.fill("276")  # the answer itself can be typed (a 1-1024 slider could not land on it)
     expect(w.locator('[data-value="binds"]')).to_have_text("compute-bound")
     expect(page.locator('#dgx-panel [data-gpu="0"]')).not_to_have_attribute("data-used", before)
+    batch.fill("512")  # 512 KV caches of 1,500 tokens: more than one H100 holds, and the widget says so
+    expect(w.locator('[data-value="fits"]')).to_contain_text("does not fit on one H100")
+    expect(page.locator("#dgx-panel")).to_have_attribute("data-fits", "false")
     screenshot(page, "flagship-a-roofline")
     watched.assert_clean()
 
@@ -173,7 +177,9 @@ def test_my_steps_are_axe_clean_in_light_and_dark_and_at_phone_width(browser: Br
 
 
 # The folded summary's full sentence, as the server writes it: what a screen reader must still hear on a phone.
-FULL_SUMMARY = re.compile(r"^dgx-1 \d of 8 GPUs in use, [\d,.]+ GB of 640 GB(, does not fit)?$")
+FULL_SUMMARY = re.compile(
+    r"^dgx-1 \d of 8 GPUs in use(, [\d,.]+ GB of 640 GB|; does not fit: GPU \d needs [\d,.]+ GB of its 80 GB)$"
+)
 
 
 def assert_panel_summary_is_one_whole_line(page: Page, where: str) -> None:

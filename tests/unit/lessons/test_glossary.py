@@ -114,7 +114,7 @@ def test_a_marker_renders_a_link_to_the_glossary_with_its_definition_and_step(ro
             "cache of keys and values</a>") in html
     assert ('<span class="term-def" id="def-kv-cache-1" role="note" hidden><dfn>KV cache</dfn>: '
             "What a model keeps") in html
-    assert '<a href="/lessons/words/2">Step 2: The term taught</a>' in html
+    assert '<a href="/lessons/words/2">Terms in order · step 2: The term taught</a>' in html
 
 
 def test_the_real_glossary_names_real_steps_and_every_issue_term() -> None:
