@@ -118,8 +118,8 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
         (5, "training-run", r"the GPUs take ([\d,]+) tokens a second"),
     ]),
     ("8B bf16 training, 1e9 tokens, 8 H100s, ZeRO-3, 40 % MFU: time", [
-        (5, "prose", r"tokens per second, in ([\d.]+ h)\b"),
-        (5, "training-run", r"tokens a second: ([\d.]+ h) of training"),
+        (5, "prose", r"tokens per second, in ([\d.]+ hours)\b"),
+        (5, "training-run", r"tokens a second: ([\d.]+ hours) of training"),
     ]),
     ("8B bf16 training, 8 H100s, ZeRO-3, selective checkpointing, one 8,192-token sequence a GPU: GB a GPU", [
         (5, "prose", r"selective checkpointing, ([\d.]+ GB) of its memory"),
@@ -157,7 +157,7 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
     ]),
     ("dgx-1 bought or rented at the illustrative prices: break-even utilisation", [
         (18, "own-vs-rent", r"Owning pays above (\d+ %) utilisation"),
-        (19, "five-questions", r"Owning a dgx-1 pays above (\d+ %) utilisation at the illustrative prices of step 18"),
+        (19, "five-questions", r"Owning a dgx-1 pays above (\d+ %) utilisation at the illustrative prices of the own-vs-rent widget"),
     ]),
 ]
 COMPANION = "understanding-the-work"
