@@ -159,10 +159,16 @@
 
   // The dgx-1 panel is plain markup (nothing in it for htmx to wire), so its out-of-band copy replaces it
   // natively: htmx's own swap walks and cleans every element it removes, several milliseconds per update.
+  // The copy leaves the parts that never change empty (data-kept: the hatch pattern, the legend); the page's
+  // own move into it. The server sends the copy only when the panel changed (app/web/panel.py).
   document.addEventListener("htmx:oobBeforeSwap", (event) => {
     const { target, fragment } = event.detail;
     const fresh = fragment && fragment.firstElementChild;
     if (!target || target.id !== "dgx-panel" || !fresh || fresh.id !== "dgx-panel") return;
+    fresh.querySelectorAll("[data-kept]").forEach((slot) => {
+      const kept = target.querySelector(`[data-kept="${slot.dataset.kept}"]`);
+      if (kept && !slot.firstChild) slot.replaceWith(kept);
+    });
     target.replaceWith(fresh);
     event.detail.shouldSwap = false;
   });

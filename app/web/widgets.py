@@ -7,6 +7,7 @@ from fastapi.responses import HTMLResponse
 
 from app.web.contexts import panel_view, widget_view
 from app.web.deps import Lessons, Tpl, is_htmx
+from app.web.panel import panel_update
 from app.web.steps import lesson_defaults
 from app.widgets.registry import get_widget
 
@@ -37,9 +38,7 @@ async def widget(request: Request, name: str, tpl: Tpl, lessons: Lessons) -> HTM
     # the dgx-1 panel only when it differs from the one the page shows: every element swapped costs the browser.
     body = tpl.blocks(found.template, ["result", "errors"], w=view, oob=True)
     if view.node is not None:
-        panel = panel_view(view.node)
-        if q.get("panel_key") != panel.key:
-            body += str(tpl.panel(panel, oob=True))  # str: adding Markup to a str would escape the str
+        body += panel_update(tpl, view.node, q.get("panel_key"))
     if found.running is not None and not view.errors and not found.running(view.result):
         status = 286  # htmx stops polling: the live run has finished or is paused
     if view.errors:
