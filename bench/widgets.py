@@ -1,13 +1,14 @@
 """Widget update latency: as a person's browser sees it (headless Chromium), in-process through the ASGI app, and
 over real HTTP under concurrent clients.
 
-The browser method ("trusted"): a real input reaches the widget's field (Playwright's `fill` on a text box, a key
-press on a list or a slider: events the browser marks trusted, as it does a person's typing) and the clock runs
-from that input event to the moment the widget's result shows the expected text, both stamped in the page
-(performance.now() in an input listener and in a MutationObserver). The expected text of each of the two values an
-edit swaps between is read once beforehand. Each run starts a fresh server (uvicorn on 127.0.0.1, a free port, a
-temporary SQLite database) and a fresh Chromium; 30 edits a widget, 3 runs. Beside each widget: a bare XHR, the
-same fragment URL fetched from the same page and timed the same way (request to the whole answer read), and the
+The browser method ("trusted"): a real input reaches the widget's field (text typed over a text box's own with
+Playwright's keyboard, as its `fill` does; a key press on a list or a slider: events the browser marks trusted, as
+it does a person's typing) and the clock runs from that input event to the moment the widget's result shows the
+expected text, both stamped in the page (performance.now() in an input listener and in a MutationObserver).
+The expected text of each of the two values an edit swaps between is read once beforehand. Each run starts a
+fresh server (uvicorn on 127.0.0.1, a free port, a temporary SQLite database) and a fresh Chromium; 30 edits a
+widget, 3 runs. Beside each widget: a bare XHR, the same fragment URL fetched from the same page and timed the same
+way (request to the whole answer read), and the
 ratio of the widget to it: what our code adds on top of the network and the server's answer.
 
 The second browser method ("synthetic", the earlier one): a script in the page sets the control and fires an
@@ -324,7 +325,7 @@ def browser_run(base: str, chosen: list[Target], edits: int, gap_ms: int, out: d
 
 def print_browser(out: dict[str, Samples], runs: int, edits: int) -> None:
     print(f"\nChromium, {edits} edits x {runs} runs a widget, fresh server and browser each run (ms).")
-    print("trusted: Playwright fill / key press on the field -> expected text in the result (MutationObserver);")
+    print("trusted: text typed / a key pressed in the field -> expected text in the result (MutationObserver);")
     print("xXHR: trusted p50 / bare XHR p50, the same fragment URL fetched from the same page;")
     print("synthetic: script-set value + untrusted input event -> htmx:afterSwap (the earlier method).")
     print(f"{'widget':20} {'field':7} {'trusted p50':>11} {'p90':>6} {'XHR p50':>8} {'xXHR':>5} | "
