@@ -1,12 +1,23 @@
-"""Widget update latency: in-process through the ASGI app, over real HTTP under concurrent clients,
-and in headless Chromium from the input event to the swapped result.
+"""Widget update latency: as a person's browser sees it (headless Chromium), in-process through the ASGI app, and
+over real HTTP under concurrent clients.
 
-The Chromium figures are taken inside the page (the control is set and its input event fired by a script,
-the clock stops at htmx:afterSwap), so no driver traffic competes for the two cores while a sample runs;
-predict-first widgets get a committed guess first, and a widget with no text box or slider moves its first
-list. The floor line is a bare XMLHttpRequest from the same page: what any update pays before our code.
+The browser method ("trusted"): a real input reaches the widget's field (text typed over a text box's own with
+Playwright's keyboard, as its `fill` does; a key press on a list or a slider: events the browser marks trusted, as
+it does a person's typing) and the clock runs from that input event to the moment the widget's result shows the
+expected text, both stamped in the page (performance.now() in an input listener and in a MutationObserver).
+The expected text of each of the two values an edit swaps between is read once beforehand. Each run starts a
+fresh server (uvicorn on 127.0.0.1, a free port, a temporary SQLite database) and a fresh Chromium; 30 edits a
+widget, 3 runs. Beside each widget: a bare XHR, the same fragment URL fetched from the same page and timed the same
+way (request to the whole answer read), and the
+ratio of the widget to it: what our code adds on top of the network and the server's answer.
 
-Run: .venv/bin/python bench/widgets.py [--requests 200] [--clients 20] [--browser-samples 30]
+The second browser method ("synthetic", the earlier one): a script in the page sets the control and fires an
+untrusted input event, and the clock stops at htmx:afterSwap. It leaves out the browser's own input handling.
+
+Predict-first widgets get a committed guess first. Every widget of the three lessons is timed on a step page that
+shows it (weight-storage on the companion's step 4 first); a widget with no field htmx updates is named and skipped.
+
+Run: .venv/bin/python bench/widgets.py [--runs 3] [--edits 30] [--widgets weight-storage plan] [--server]
 Prints figures only; nothing here asserts a time.
 """
 
@@ -14,12 +25,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -34,26 +45,52 @@ from app.lessons.loader import load_lessons  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.widgets.registry import all_widgets  # noqa: E402
+from bench.classroom import own_server  # noqa: E402 - the class bench's server: free port, temp SQLite, migrated
 
 HX = {"HX-Request": "true"}
+CHROMIUM = Path("/usr/bin/chromium")
+FIRST = ("weight-storage", "understanding-the-work", 4)  # the companion's step 4 calculator, timed first
+FRAME_MS = 1000 / 60
 
 
-def widget_urls() -> dict[str, tuple[str, str]]:
-    """For each widget: its update URL (params from its first lesson block) and the step showing it."""
+@dataclass
+class Target:
+    """One widget as a step page shows it: its update URL (the lesson's params), the page, its DOM id."""
+
+    name: str
+    url: str
+    page: str = ""
+    wid: str = "w1"
+
+
+@dataclass
+class Samples:
+    """A widget's figures over every run, in ms."""
+
+    trusted: list[float] = field(default_factory=list)
+    synthetic: list[float] = field(default_factory=list)
+    xhr: list[float] = field(default_factory=list)
+    control: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def targets() -> list[Target]:
+    """Each widget once, at its first step in the lessons (weight-storage at the companion's step 4, first)."""
     lessons, _ = load_lessons(ROOT / "lessons", validate_lesson_block, strict=False)
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, Target] = {}
     for lesson in lessons:
         for step in lesson.steps:
             for index, block in enumerate(step.widgets(), start=1):
-                if block.name in found:
+                preferred = (block.name, lesson.slug, step.number) == FIRST
+                if block.name in found and not preferred:
                     continue
                 query = {k: v for k, v in block.params.items() if not isinstance(v, (list, dict))}
                 query.update(w=index, lesson=lesson.slug, step=step.number)
-                page = f"/lessons/{lesson.slug}/{step.number}"
-                found[block.name] = (f"/widgets/{block.name}?{urlencode(query)}", page)
+                found[block.name] = Target(block.name, f"/widgets/{block.name}?{urlencode(query)}",
+                                           f"/lessons/{lesson.slug}/{step.number}", f"w{index}")
     for name in all_widgets():
-        found.setdefault(name, (f"/widgets/{name}", ""))
-    return found
+        found.setdefault(name, Target(name, f"/widgets/{name}"))
+    return sorted(found.values(), key=lambda t: t.name != FIRST[0])
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -61,13 +98,13 @@ def pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def asgi_times(urls: dict[str, tuple[str, str]], n: int) -> dict[str, list[float]]:
+async def asgi_times(urls: dict[str, str], n: int) -> dict[str, list[float]]:
     app = create_app(Settings(data_dir=Path(tempfile.mkdtemp()), secret_key="bench"))
     out: dict[str, list[float]] = {}
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
-            for name, (url, _) in [("/healthz", ("/healthz", "")), *urls.items()]:
+            for name, url in urls.items():
                 samples = []
                 for _ in range(n):
                     t0 = time.perf_counter()
@@ -77,20 +114,6 @@ async def asgi_times(urls: dict[str, tuple[str, str]], n: int) -> dict[str, list
                         raise SystemExit(f"{url} answered {r.status_code}")
                 out[name] = samples
     return out
-
-
-def start_server(port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "GPU_CLASSROOM_DATA_DIR": tempfile.mkdtemp(), "GPU_CLASSROOM_SECRET_KEY": "bench"}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--log-level",
-                             "warning", "--no-access-log"], cwd=ROOT, env=env)
-    for _ in range(300):
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("server did not start")
 
 
 async def http_times(base: str, url: str, clients: int, n: int) -> list[float]:
@@ -110,15 +133,46 @@ async def http_times(base: str, url: str, clients: int, n: int) -> list[float]:
 def nudge(text: str) -> str:
     """A nearby valid value: one more for a whole number, half again for anything else."""
     try:
-        value = float(text)
+        value = float(text.replace(",", ""))
     except ValueError:
         return text + " "
     return str(int(value) + 1) if value.is_integer() and abs(value) < 1e6 else f"{value * 1.5:g}"
 
 
-# Runs inside the page, so no driver traffic competes with the browser while it is timed: set the control,
-# fire the event a person's typing, dragging or choosing fires, and wait for htmx to swap the result in.
-TIME_UPDATES = """async ({id, event, values, n}) => {
+# Installed in every page before its own scripts. It counts each widget form's answers and keeps their URLs (for
+# the bare XHR), and times one armed edit: from the control's trusted input event to the first DOM mutation after
+# which the result element's text is the expected one.
+PAGE_CLOCK = """(() => {
+  const bench = window.__gcBench = {answers: 0, urls: [], armed: null, done: null};
+  document.addEventListener('htmx:afterRequest', (event) => {
+    const form = event.detail.elt;
+    if (!form || !form.matches || !form.matches('[data-widget-form]')) return;
+    bench.answers += 1;
+    if (event.detail.xhr && event.detail.xhr.responseURL) bench.urls.push(event.detail.xhr.responseURL);
+  }, true);
+  addEventListener('input', (event) => {
+    const a = bench.armed;
+    if (a && a.t0 === null && event.isTrusted && event.target.id === a.control) a.t0 = performance.now();
+  }, true);
+  new MutationObserver(() => {
+    const a = bench.armed;
+    if (!a || a.t0 === null) return;
+    const result = document.getElementById(a.result);
+    if (!result || result.textContent !== a.expected) return;
+    bench.armed = null;
+    clearTimeout(a.timer);
+    a.resolve(performance.now() - a.t0);
+  }).observe(document, {childList: true, subtree: true, characterData: true});
+  bench.arm = (control, result, expected, ms) => {
+    bench.done = new Promise((resolve) => {
+      const timer = setTimeout(() => { bench.armed = null; resolve(null); }, ms);
+      bench.armed = {control, result, expected, t0: null, timer, resolve};
+    });
+  };
+})();"""
+
+# The synthetic method: set the control, fire an untrusted input event, stop at htmx:afterSwap.
+TIME_SYNTHETIC = """async ({id, values, n}) => {
   const control = document.getElementById(id);
   const times = [];
   for (let i = 0; i < n; i++) {
@@ -127,30 +181,31 @@ TIME_UPDATES = """async ({id, event, values, n}) => {
     const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 5000));
     const t0 = performance.now();
     control.value = values[i % 2];
-    control.dispatchEvent(new Event(event, {bubbles: true}));
+    control.dispatchEvent(new Event('input', {bubbles: true}));
     if (await Promise.race([swapped, timeout]) === 'timeout') return {times, error: `no swap after ${values[i % 2]}`};
     times.push(performance.now() - t0);
   }
   return {times, error: null};
 }"""
 
-# The floor under every figure: an XMLHttpRequest for a 404 from the same page, no htmx and no widget.
-TIME_XHR = """async (n) => {
+# The bare XHR: the fragment URLs the widget's own edits asked for, fetched from the same page with htmx's
+# request header, from the request to the whole answer read; nothing parsed, nothing swapped.
+TIME_FETCH = """async ({urls, n}) => {
   const times = [];
   for (let i = 0; i < n; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
     const t0 = performance.now();
-    await new Promise((resolve) => {
-      const x = new XMLHttpRequest(); x.open('GET', '/bench-floor'); x.onloadend = resolve; x.send();
-    });
+    const answer = await fetch(urls[i % urls.length], {headers: {'HX-Request': 'true'}});
+    await answer.text();
     times.push(performance.now() - t0);
   }
   return times;
 }"""
 
 
-def commit_guess(page: Any, name: str) -> None:
+def commit_guess(page: Any, scope: str) -> None:
     """Predict-first widgets open after a guess: commit one, as a learner would."""
-    guess = page.locator(f'[data-widget="{name}"] form.predict').first
+    guess = page.locator(f"{scope} form.predict").first
     if guess.count() == 0 or not guess.is_visible():
         return
     radio = guess.locator("input[type=radio]")
@@ -158,97 +213,170 @@ def commit_guess(page: Any, name: str) -> None:
         radio.first.check()
     guess.locator("input[name=guess]").fill("1")
     guess.get_by_role("button", name="Commit my guess").click()
-    page.locator(f'[data-widget="{name}"] form.widget-form').first.wait_for(timeout=5000)
+    page.locator(f"{scope} form.widget-form").first.wait_for(timeout=5000)
 
 
-def pick_control(page: Any, name: str) -> tuple[str, str, list[str]] | None:
-    """The widget's first text box, slider or list, the event it fires, and two values to swap between."""
-    form = f'[data-widget="{name}"] form.widget-form[hx-get]'  # the htmx-driven ones
-    control = page.locator(f"{form} input[type=text], {form} input[type=range], {form} select").first
-    if control.count() == 0:
+Edit = Callable[[], None]
+
+
+def pick_edits(page: Any, scope: str) -> tuple[str, str, str, Edit, Edit] | None:
+    """The widget's first text box, list or slider in a form htmx updates, and two trusted edits between two
+    values: (control id, result id, kind, to the other value, back). A list moves one option with the arrow keys,
+    a slider jumps between its ends (End, Home), a text box gets a nearby value typed over its own and back.
+    Each edit readies the field first (focus, text selected) so that while it is timed the driver sends a single
+    input command (Playwright's `fill` makes several round trips that compete with the browser and server)."""
+    form = page.locator(f"{scope} form.widget-form[hx-get]").first
+    if form.count() == 0:
         return None
-    ident, tag = control.get_attribute("id"), control.evaluate("el => el.tagName")
-    original = control.input_value()
+    control = form.locator("input[type=text], input[type=range], select").first
+    ident = control.get_attribute("id") if control.count() else None
+    target = form.get_attribute("hx-target") or ""
+    if not ident or not target.startswith("#"):
+        return None
+    tag, kind = control.evaluate("el => el.tagName"), control.get_attribute("type") or ""
+    keys = page.keyboard
+
+    def key(name: str) -> Edit:
+        return lambda: keys.press(name)
+
     if tag == "SELECT":
-        options = control.locator("option").evaluate_all("opts => opts.map(o => o.value)")
-        other = next((o for o in options if o != original), None)
-        return (ident, "input", [other, original]) if other is not None and ident else None
-    if control.get_attribute("type") == "range":
-        other = control.get_attribute("min") or "0"
-        other = control.get_attribute("max") or "1" if other == original else other
-    else:
-        other = nudge(original)
-    return (ident, "input", [other, original]) if ident else None
+        last = control.evaluate("el => el.selectedIndex === el.options.length - 1")
+        there, back = ("ArrowUp", "ArrowDown") if last else ("ArrowDown", "ArrowUp")
+        return ident, target[1:], "list", key(there), key(back)
+    if kind == "range":
+        control.focus()
+        keys.press("Home")  # start from one end so both edits change the value
+        return ident, target[1:], "slider", key("End"), key("Home")
+    original = control.input_value()
+    other = nudge(original)
+
+    def typed(text: str) -> Edit:
+        return lambda: keys.insert_text(text)
+
+    return ident, target[1:], "text", typed(other), typed(original)
 
 
-def browser_times(base: str, urls: dict[str, tuple[str, str]], samples: int) -> dict[str, list[float]]:
+def ready(page: Any, ident: str) -> None:
+    """Focus the field and select its text, as a person about to type over it (not timed)."""
+    page.evaluate("(id) => { const el = document.getElementById(id); el.focus(); if (el.select) el.select(); }", ident)
+
+
+def settled_text(page: Any, ident: str, edit: Edit, result: str) -> str:
+    """Make one edit, wait for its answer and a moment more, and read the result's text."""
+    answers = page.evaluate("() => window.__gcBench.answers")
+    ready(page, ident)
+    edit()
+    page.wait_for_function(f"() => window.__gcBench.answers > {answers}", timeout=10_000)
+    page.wait_for_timeout(150)
+    return str(page.evaluate(f"() => document.getElementById({result!r}).textContent"))
+
+
+def time_widget(page: Any, base: str, target: Target, edits: int, gap_ms: int, into: Samples) -> None:
+    """One run's samples of a widget, all three methods, added to `into`."""
+    scope = f"#{target.wid}"
+    page.goto(base + target.page)
+    commit_guess(page, scope)
+    picked = pick_edits(page, scope)
+    if picked is None:
+        into.notes.append("no text box, list or slider that htmx updates")
+        return
+    ident, result, into.control, there, back = picked
+    page.wait_for_timeout(300)  # a slider's Home, the page's own first requests
+    expected, values = [], []
+    for edit in (there, back):
+        expected.append(settled_text(page, ident, edit, result))
+        values.append(page.locator(f"#{ident}").input_value())
+    if expected[0] == expected[1]:
+        into.notes.append(f"#{ident}: the result reads the same for both values")
+        return
+    for i in range(edits):
+        ready(page, ident)
+        page.evaluate("([c, r, e]) => window.__gcBench.arm(c, r, e, 5000)", [ident, result, expected[i % 2]])
+        (there if i % 2 == 0 else back)()
+        took = page.evaluate("() => window.__gcBench.done")
+        if took is None:
+            into.notes.append(f"#{ident}: no expected text within 5 s (edit {i + 1})")
+            return
+        into.trusted.append(float(took))
+        page.wait_for_timeout(gap_ms)
+    urls = page.evaluate("() => window.__gcBench.urls.slice(-2)")
+    into.xhr += page.evaluate(TIME_FETCH, {"urls": urls, "n": edits})
+    page.wait_for_timeout(gap_ms)
+    synthetic = page.evaluate(TIME_SYNTHETIC, {"id": ident, "values": values, "n": edits})
+    if synthetic["error"]:
+        into.notes.append(f"synthetic: {synthetic['error']} in #{ident}")
+    into.synthetic += synthetic["times"]
+
+
+def browser_run(base: str, chosen: list[Target], edits: int, gap_ms: int, out: dict[str, Samples]) -> None:
+    """One run: a fresh Chromium against the server at `base`, every chosen widget in turn."""
     from playwright.sync_api import sync_playwright
 
-    out: dict[str, list[float]] = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None,
+        browser = p.chromium.launch(executable_path=str(CHROMIUM) if CHROMIUM.exists() else None,
                                     args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_context().new_page()
-        for name, (_, step_url) in urls.items():
-            if not step_url:
-                continue
-            page.goto(base + step_url)
-            if "xhr floor" not in out:
-                out["xhr floor"] = page.evaluate(TIME_XHR, samples)
-            commit_guess(page, name)
-            picked = pick_control(page, name)
-            if picked is None:
-                print(f"  {name}: no text box, slider or list updated by htmx")
-                continue
-            ident, event, values = picked
-            result = page.evaluate(TIME_UPDATES, {"id": ident, "event": event, "values": values, "n": samples})
-            if result["error"]:
-                print(f"  {name}: {result['error']} in #{ident}")
-            if result["times"]:
-                out[name] = result["times"]
+        context = browser.new_context()
+        context.add_init_script(PAGE_CLOCK)
+        page = context.new_page()
+        for target in chosen:
+            if target.page:
+                time_widget(page, base, target, edits, gap_ms, out.setdefault(target.name, Samples()))
         browser.close()
-    return out
+
+
+def print_browser(out: dict[str, Samples], runs: int, edits: int) -> None:
+    print(f"\nChromium, {edits} edits x {runs} runs a widget, fresh server and browser each run (ms).")
+    print("trusted: text typed / a key pressed in the field -> expected text in the result (MutationObserver);")
+    print("xXHR: trusted p50 / bare XHR p50, the same fragment URL fetched from the same page;")
+    print("synthetic: script-set value + untrusted input event -> htmx:afterSwap (the earlier method).")
+    print(f"{'widget':20} {'field':7} {'trusted p50':>11} {'p90':>6} {'XHR p50':>8} {'xXHR':>5} | "
+          f"{'synthetic p50':>13} {'p90':>6}  {'<=16 ms':7}")
+    for name, s in out.items():
+        if not s.trusted:
+            print(f"{name:20} {s.control or '-':7} {'-':>11}   ({'; '.join(dict.fromkeys(s.notes)) or 'no samples'})")
+            continue
+        p50, xhr = statistics.median(s.trusted), statistics.median(s.xhr) if s.xhr else 0.0
+        ratio = f"{p50 / xhr:5.1f}" if xhr else f"{'-':>5}"
+        syn = (f"{statistics.median(s.synthetic):13.2f} {pct(s.synthetic, 0.9):6.2f}" if s.synthetic
+               else f"{'-':>13} {'-':>6}")
+        print(f"{name:20} {s.control:7} {p50:11.2f} {pct(s.trusted, 0.9):6.2f} {xhr:8.2f} {ratio} | {syn}  "
+              f"{'yes' if p50 <= FRAME_MS else 'NO':7}" + (f"  ({'; '.join(dict.fromkeys(s.notes))})" if s.notes
+                                                            else ""))
+
+
+def print_server(urls: dict[str, str], requests: int, clients: int) -> None:
+    """The server's share: in process through the ASGI app, and over HTTP with `clients` at once."""
+    asgi = asyncio.run(asgi_times(urls, requests))
+    with own_server(1, "") as base:
+        http = {name: asyncio.run(http_times(base, url, clients, requests)) for name, url in urls.items()}
+    health = statistics.median(http["/healthz"])
+    print(f"\n{'widget':20} {'ASGI p50':>9} {'p99':>7} | {'HTTP x' + str(clients) + ' p50':>13} {'p99':>7} "
+          f"{'÷healthz':>8}   (ms)")
+    for name in urls:
+        a, h = asgi[name], http[name]
+        print(f"{name:20} {statistics.median(a):9.2f} {pct(a, 0.99):7.2f} | {statistics.median(h):13.2f} "
+              f"{pct(h, 0.99):7.2f} {statistics.median(h) / health:8.2f}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--clients", type=int, default=20)
-    parser.add_argument("--browser-samples", type=int, default=20)
-    parser.add_argument("--port", type=int, default=8765)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="fresh server and browser each run")
+    parser.add_argument("--edits", type=int, default=30, help="timed edits a widget each run")
+    parser.add_argument("--gap", type=int, default=300,
+                        help="ms between edits: a learner reads the answer, and the address bar catches up")
     parser.add_argument("--widgets", nargs="*", help="only these widgets (default: every one)")
-    parser.add_argument("--browser-only", action="store_true", help="skip the ASGI and HTTP columns")
+    parser.add_argument("--server", action="store_true", help="also the ASGI and HTTP figures (no browser)")
+    parser.add_argument("--requests", type=int, default=200, help="with --server: requests a widget")
+    parser.add_argument("--clients", type=int, default=20, help="with --server: concurrent HTTP clients")
     args = parser.parse_args()
-    urls = {k: v for k, v in widget_urls().items() if not args.widgets or k in args.widgets}
-    names = ["/healthz", *urls]
-
-    asgi = {} if args.browser_only else asyncio.run(asgi_times(urls, args.requests))
-    proc = start_server(args.port)
-    base = f"http://127.0.0.1:{args.port}"
-    try:
-        http = {} if args.browser_only else {
-            name: asyncio.run(http_times(base, url, args.clients, args.requests))
-            for name, (url, _) in [("/healthz", ("/healthz", "")), *urls.items()]}
-        browser = browser_times(base, urls, args.browser_samples)
-    finally:
-        proc.terminate()
-        proc.wait()
-    health = statistics.median(http["/healthz"]) if http else 0.0
-
-    def cells(samples: list[float] | None, width: int, extra: str = "") -> str:
-        if not samples:
-            return f"{'-':>{width}} {'-':>7}" + (f" {'-':>8}" if extra else "")
-        row = f"{statistics.median(samples):{width}.2f} {pct(samples, 0.99):7.2f}"
-        return row + (f" {statistics.median(samples) / health:8.2f}" if extra else "")
-
-    print(f"{'widget':20} {'ASGI p50':>9} {'p99':>7} | {'HTTP x' + str(args.clients) + ' p50':>13} {'p99':>7} "
-          f"{'÷healthz':>8} | {'Chromium p50':>12} {'p99':>7}   (ms)")
-    for name in names:
-        print(f"{name:20} {cells(asgi.get(name), 9)} | {cells(http.get(name), 13, 'ratio')} | "
-              f"{cells(browser.get(name), 12)}")
-    if browser.get("xhr floor"):
-        print(f"Chromium floor: a bare XMLHttpRequest (a 404, no htmx) from the same page takes "
-              f"{statistics.median(browser['xhr floor']):.2f} ms median")
+    chosen = [t for t in targets() if not args.widgets or t.name in args.widgets]
+    out: dict[str, Samples] = {t.name: Samples() for t in chosen if t.page}
+    for _ in range(args.runs):
+        with own_server(1, "") as base:
+            browser_run(base, chosen, args.edits, args.gap, out)
+    print_browser(out, args.runs, args.edits)
+    if args.server:
+        print_server({"/healthz": "/healthz", **{t.name: t.url for t in chosen}}, args.requests, args.clients)
 
 
 if __name__ == "__main__":

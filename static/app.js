@@ -17,6 +17,16 @@
     if (meta) event.detail.headers["X-CSRF-Token"] = meta.content;
   });
 
+  // A widget's request names the panel the page shows (the server leaves an unchanged panel out), read from the
+  // panel's data-key: after back/forward the browser may restore an input's old value, never an attribute.
+  document.addEventListener("htmx:configRequest", (event) => {
+    const panel = document.getElementById("dgx-panel");
+    const form = event.detail.elt;
+    if (panel && panel.dataset.key && form && form.matches && form.matches("[data-widget-form]")) {
+      event.detail.parameters.panel_key = panel.dataset.key;
+    }
+  });
+
   // The class banner's poll (templates/classroom/banner.html): every 5 s while the tab shows; in a hidden tab each
   // answer that brings nothing new doubles the wait, up to 60 s, and showing the tab again polls at once. The
   // poll sends the banner's token back as If-None-Match: a class that did not change answers 304, no body.
@@ -159,10 +169,16 @@
 
   // The dgx-1 panel is plain markup (nothing in it for htmx to wire), so its out-of-band copy replaces it
   // natively: htmx's own swap walks and cleans every element it removes, several milliseconds per update.
+  // The copy leaves the parts that never change empty (data-kept: the hatch pattern, the legend); the page's
+  // own move into it. The server sends the copy only when the panel changed (app/web/panel.py).
   document.addEventListener("htmx:oobBeforeSwap", (event) => {
     const { target, fragment } = event.detail;
     const fresh = fragment && fragment.firstElementChild;
     if (!target || target.id !== "dgx-panel" || !fresh || fresh.id !== "dgx-panel") return;
+    fresh.querySelectorAll("[data-kept]").forEach((slot) => {
+      const kept = target.querySelector(`[data-kept="${slot.dataset.kept}"]`);
+      if (kept && !slot.firstChild) slot.replaceWith(kept);
+    });
     target.replaceWith(fresh);
     event.detail.shouldSwap = false;
   });

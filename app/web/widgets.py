@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse
 from app.pages.contexts import WidgetView, panel_view, widget_view
 from app.pages.lessons import lesson_defaults
 from app.web.deps import Lessons, Tpl, is_htmx
+from app.web.panel import panel_update
 from app.web.responses import vary_html
 from app.web.templating import Templates
 from app.widgets.base import Widget
@@ -41,9 +42,7 @@ def _update(tpl: Templates, widget: Widget, view: WidgetView, panel_key: str | N
     every element swapped costs the browser."""
     body = tpl.blocks(widget.template, ["result", "errors"], w=view, oob=True)
     if view.node is not None:
-        panel = panel_view(view.node)
-        if panel_key != panel.key:
-            body += str(tpl.panel(panel, oob=True))  # str: adding Markup to a str would escape the str
+        body += panel_update(tpl, view.node, panel_key)
     status, headers = (422 if view.errors else 200), {}
     if view.running is False and not view.errors:
         status = 286  # htmx stops polling: the live run has finished or is paused
