@@ -6,6 +6,7 @@ field counting at its last valid value)."""
 from __future__ import annotations
 
 import re
+from html import unescape
 from pathlib import Path
 
 import httpx
@@ -94,7 +95,7 @@ WORDS = st.one_of(
 
 
 def visible_text(html_or_text: str) -> str:
-    text = re.sub(r"<[^>]+>", " ", html_or_text)
+    text = unescape(re.sub(r"<[^>]+>", " ", html_or_text))
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -114,6 +115,44 @@ def expected(server: Server, name: str, index: int, step: int, values: dict[str,
     return result.group(0), visible_text(panel.group(1)) if panel else ""
 
 
+def fuzz_widget(page: Page, server: Server, step: int, index: int, name: str) -> None:
+    """Type random strings into the widget's text fields; after each burst the result, the panel and the stale
+    note must be those of the valid inputs shown (a refused field at its last valid value)."""
+    section = page.locator(f"#w{index}")
+    if section.locator(".predict").count():  # a guess first: commit one to open the widget
+        section.get_by_role("textbox").fill("20")
+        section.get_by_role("button", name="Commit my guess").click()
+        expect(section.locator(".predict-reveal")).to_be_visible()
+    form = section.locator("form[data-widget-form]")
+    fields = [str(i.get_attribute("name")) for i in form.locator('input[type="text"]').all()]
+    if not fields:
+        return
+    last_valid = form_state(form)
+
+    @settings(max_examples=15, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @given(typed=st.lists(st.tuples(st.sampled_from(fields), WORDS), min_size=1, max_size=3))
+    def check(typed: list[tuple[str, str]]) -> None:
+        for field, text in typed:
+            box = form.locator(f'input[name="{field}"]')
+            if box.input_value() != text:
+                answered(page, lambda box=box, text=text: box.fill(text))  # type: ignore[misc]
+        shown = form_state(form)
+        for key in shown:
+            error = section.locator(f"#w{index}-{key}-error")
+            if not error.count() or not (error.text_content() or "").strip():
+                last_valid[key] = shown[key]
+        want_result, want_panel = expected(server, name, index, step, last_valid)
+        got = section.locator(f"#w{index}-result").evaluate("e => e.outerHTML")
+        assert visible_text(got) == visible_text(want_result), (typed, shown)
+        if want_panel:  # the widget places work on dgx-1
+            assert visible_text(page.locator("#dgx-panel .panel-summary").inner_html()) == want_panel, typed
+        stale = bool((section.locator(".stale-note").text_content() or "").strip())
+        assert stale == any(shown[k] != last_valid[k] for k in shown), (typed, shown, last_valid)
+
+    check()
+
+
 @pytest.mark.parametrize("step", STEPS)
 def test_random_typing_always_shows_the_engines_result_for_the_valid_inputs(
     watched: Watched, server: Server, step: int
@@ -121,39 +160,7 @@ def test_random_typing_always_shows_the_engines_result_for_the_valid_inputs(
     page = watched.page
     page.goto(server.url + f"{FLAGSHIP}/{step}")
     widgets = page.locator("section.widget:has(form[data-widget-form])")
-    names = [(int(w.get_attribute("id")[1:]), w.get_attribute("data-widget")) for w in widgets.all()]  # type: ignore[index]
+    names = [(int(str(w.get_attribute("id"))[1:]), str(w.get_attribute("data-widget"))) for w in widgets.all()]
     for index, name in names:
-        section = page.locator(f"#w{index}")
-        if section.locator(".predict").count():  # a guess first: commit one to open the widget
-            section.get_by_role("textbox").fill("20")
-            section.get_by_role("button", name="Commit my guess").click()
-            expect(section.locator(".predict-reveal")).to_be_visible()
-        form = section.locator("form[data-widget-form]")
-        fields = [i.get_attribute("name") for i in form.locator('input[type="text"]').all()]
-        last_valid = form_state(form)
-
-        @settings(max_examples=15, deadline=None, derandomize=True,
-                  suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-        @given(typed=st.lists(st.tuples(st.sampled_from(fields), WORDS), min_size=1, max_size=3))
-        def check(typed: list[tuple[str | None, str]]) -> None:
-            for field, text in typed:
-                box = form.locator(f'input[name="{field}"]')
-                if box.input_value() == text:
-                    continue
-                answered(page, lambda: box.fill(text))
-            shown = form_state(form)
-            for key in shown:
-                error = section.locator(f"#w{index}-{key}-error")
-                if not error.count() or not (error.text_content() or "").strip():
-                    last_valid[key] = shown[key]
-            want_result, want_panel = expected(server, name or "", index, step, last_valid)
-            got = section.locator(f"#w{index}-result").evaluate("e => e.outerHTML")
-            assert visible_text(got) == visible_text(want_result), (typed, shown)
-            if want_panel:  # the widget places work on dgx-1
-                assert visible_text(page.locator("#dgx-panel .panel-summary").inner_html()) == want_panel, typed
-            stale = bool((section.locator(".stale-note").text_content() or "").strip())
-            assert stale == any(shown[k] != last_valid[k] for k in shown), (typed, shown, last_valid)
-
-        if fields:
-            check()
+        fuzz_widget(page, server, step, index, name)
     assert_clean(watched)
