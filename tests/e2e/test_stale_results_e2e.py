@@ -30,10 +30,12 @@ def assert_clean(watched: Watched) -> None:
 
 
 def answered(page: Page, action: object) -> None:
-    """Do something to a widget and wait for its answer to be swapped in."""
+    """Do something to a widget and wait for its answer to be swapped in and settled (messages and panel too)."""
+    page.evaluate("""() => { window.gcSettled = false;
+        document.addEventListener("htmx:afterSettle", () => { window.gcSettled = true; }, { once: true }); }""")
     with page.expect_response(lambda r: "/widgets/" in r.url):
         action()  # type: ignore[operator]
-    page.wait_for_timeout(50)
+    page.wait_for_function("window.gcSettled === true")
 
 
 def test_step_21_a_refused_mode_keeps_the_plan_and_the_panel_and_later_changes_count(
