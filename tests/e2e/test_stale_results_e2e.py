@@ -35,7 +35,7 @@ def answered(page: Page, action: object) -> None:
         document.addEventListener("htmx:afterSettle", () => { window.gcSettled = true; }, { once: true }); }""")
     with page.expect_response(lambda r: "/widgets/" in r.url):
         action()  # type: ignore[operator]
-    page.wait_for_function("window.gcSettled === true")
+    page.wait_for_function("() => window.gcSettled === true")
 
 
 def test_step_21_a_refused_mode_keeps_the_plan_and_the_panel_and_later_changes_count(
@@ -135,15 +135,16 @@ def fuzz_widget(page: Page, server: Server, step: int, index: int, name: str) ->
               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
     @given(typed=st.lists(st.tuples(st.sampled_from(fields), WORDS), min_size=1, max_size=3))
     def check(typed: list[tuple[str, str]]) -> None:
+        shown = form_state(form)
         for field, text in typed:
             box = form.locator(f'input[name="{field}"]')
             if box.input_value() != text:
                 answered(page, lambda box=box, text=text: box.fill(text))  # type: ignore[misc]
-        shown = form_state(form)
-        for key in shown:
-            error = section.locator(f"#w{index}-{key}-error")
-            if not error.count() or not (error.text_content() or "").strip():
-                last_valid[key] = shown[key]
+            shown = form_state(form)
+            for key in shown:  # after each answer: a value accepted on the way is the last valid one
+                error = section.locator(f"#w{index}-{key}-error")
+                if not error.count() or not (error.text_content() or "").strip():
+                    last_valid[key] = shown[key]
         want_result, want_panel = expected(server, name, index, step, last_valid)
         got = section.locator(f"#w{index}-result").evaluate("e => e.outerHTML")
         assert visible_text(got) == visible_text(want_result), (typed, shown)
