@@ -5,12 +5,28 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    if (typing(event.target)) return;
+    if (typing(event.target) || !onPageBody(event)) return;
     const which = event.key === "ArrowLeft" ? "prev" : event.key === "ArrowRight" ? "next" : null;
     if (!which) return;
     const control = document.querySelector(`[data-nav="${which}"]`);
     if (control) { event.preventDefault(); control.click(); }
   });
+
+  // Arrow keys turn the page only from the page itself (issue 13, item 7): not while a control has the focus,
+  // nor after one was activated (a Launch button, a fix link swapped away leaves the focus on the body) until
+  // the learner clicks the page itself again.
+  let controlUsed = false;
+  const CONTROL = "a[href], button, input, select, textarea, summary, label, [tabindex], [hx-get], [hx-post]";
+  document.addEventListener("pointerdown", (event) => {
+    controlUsed = Boolean(event.target.closest && event.target.closest(CONTROL));
+  }, true);
+  document.addEventListener("focusin", (event) => {
+    if (event.target !== document.body) controlUsed = true;
+  });
+  function onPageBody(event) {
+    const target = event.target;
+    return (target === document.body || target === document.documentElement) && !controlUsed;
+  }
 
   document.addEventListener("htmx:configRequest", (event) => {
     const meta = document.querySelector('meta[name="csrf-token"]');
@@ -108,7 +124,7 @@
   // the lesson's, under keys named after the widget: "/lessons/x/1?w2.gpus=4#w2" (the fragment names the widget).
   // Merged into the address, it replaces that widget's keys and keeps the other widgets' keys, so a copied link
   // reproduces the whole step; an old link's plain keys for that widget ("?w=2&gpus=4") give way to the new ones.
-  // The address bar follows a moment after the last answer: history.replaceState costs the browser several
+  // The address bar follows a pause after the last answer (recordWidgetState): history.pushState costs several
   // milliseconds, too much to pay inside every update of a dragged slider (htmx's HX-Replace-Url does it inside
   // the swap). A fix link (hx-push-url) is merged the same way before htmx pushes it.
   const mergeShare = (address, url, wid) => {
@@ -134,7 +150,7 @@
     let address = current();
     shared.forEach((url, wid) => { address = mergeShare(address, url, wid); });
     shared.clear();
-    if (address !== current()) history.replaceState(history.state, "", address);
+    recordWidgetState(address);
     return address;
   };
   document.addEventListener("htmx:afterRequest", (event) => {
@@ -143,13 +159,29 @@
     if (!url) return;
     shared.set(new URL(url, location.href).hash.slice(1), url);
     clearTimeout(shareTimer);
-    shareTimer = setTimeout(flushShared, 250);
+    shareTimer = setTimeout(flushShared, WIDGET_PAUSE);
   });
   document.addEventListener("htmx:beforeHistoryUpdate", (event) => {
     const { history: update, target } = event.detail;
     if (!update || !target || !/^w[0-9]+$/.test(target.id)) return;
     shared.delete(target.id);  // the fix is newer than that widget's pending answer
     update.path = mergeShare(flushShared(), update.path, target.id);
+  });
+
+  // History of widget states (issue 13, item 7): one entry per pause in changing a widget, so Back steps back
+  // through the states the learner stopped at (a fix link, which htmx pushes, is one more such entry), and going
+  // back to an entry of another state reloads it: the address holds the whole state, the server renders it.
+  const WIDGET_PAUSE = 400;  // ms without an answer: a pause in typing or dragging (a live run polls every 500)
+  let rendered = location.pathname + location.search;
+  function recordWidgetState(address) {
+    if (address === current()) return;
+    history.pushState({ gcWidgets: true }, "", address);
+    rendered = location.pathname + location.search;
+  }
+  document.addEventListener("htmx:pushedIntoHistory", () => { rendered = location.pathname + location.search; });
+  window.addEventListener("popstate", (event) => {
+    if (event.state && event.state.htmx) return;  // htmx restores (reloads) its own entries
+    if (location.pathname + location.search !== rendered) location.reload();
   });
 
   // hx-swap="replace": outerHTML done natively for widget results. htmx's own outerHTML walks every element

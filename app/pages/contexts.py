@@ -18,7 +18,7 @@ from app.engine.text import gb
 from app.lessons.model import Block, Lesson, Step
 from app.pages.drills import DrillView
 from app.widgets.base import Widget
-from app.widgets.service import W_MAX, as_text, render
+from app.widgets.service import USED_PREFIX, W_MAX, as_text, render
 
 BAR_WIDTH = 200  # SVG units for 100 % of one GPU's memory
 
@@ -159,6 +159,9 @@ class WidgetView(BaseModel):
     action: str
     values: dict[str, str]
     errors: dict[str, str]
+    used: dict[str, str] = Field(
+        default_factory=dict, description="Each input as the result used it: a refused one's last valid value"
+    )
     params: BaseModel
     result: BaseModel
     node: NodeLoad | None = None
@@ -174,6 +177,11 @@ class WidgetView(BaseModel):
 
     def value(self, name: str) -> str:
         return self.values.get(name, "")
+
+    @property
+    def stale(self) -> bool:
+        """The result is for the last valid value of a refused field, not for the form as shown."""
+        return bool(self.errors)
 
     def error(self, name: str) -> str:
         return self.errors.get(name, "")
@@ -218,11 +226,12 @@ def _address(action: str, keys: Mapping[str, str]) -> str:
 
 def widget_query(query: Mapping[str, Any], index: int) -> dict[str, str]:
     """What a step's address says for its widget `index`: the keys named after it (`w2.gpus=4`), then plain keys
-    (`w=2&gpus=4`, an old link or a form sent without JavaScript; no `w` means the first widget), which win."""
+    (`w=2&gpus=4`, an old link or a form sent without JavaScript, with its `used.gpus` values; no `w` means the
+    first widget), which win."""
     prefix = f"w{index}."
     typed = {k.removeprefix(prefix): str(v) for k, v in query.items() if k.startswith(prefix)}
     if str(query.get("w", "1")) == str(index):
-        typed.update({k: str(v) for k, v in query.items() if "." not in k})
+        typed.update({k: str(v) for k, v in query.items() if "." not in k or k.startswith(USED_PREFIX)})
     return typed
 
 
@@ -242,8 +251,8 @@ def widget_view(
     return WidgetView(
         name=inst.name, title=inst.title, wid=f"w{index}", index=index, lesson=lesson, step=step,
         action=f"/lessons/{lesson}/{step}" if lesson else f"/widgets/{widget.name}", values=inst.values,
-        errors=inst.errors, params=inst.params, result=inst.result, node=inst.node, defaults=inst.defaults,
-        running=inst.running,
+        errors=inst.errors, used=inst.used, params=inst.params, result=inst.result, node=inst.node,
+        defaults=inst.defaults, running=inst.running,
     )  # fmt: skip
 
 

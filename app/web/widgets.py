@@ -37,8 +37,10 @@ async def widget(request: Request, name: str, tpl: Tpl, lessons: Lessons) -> HTM
 
 
 def _update(tpl: Templates, widget: Widget, view: WidgetView, panel_key: str | None, shared: bool) -> HTMLResponse:
-    """The result block for htmx. Messages go out of band only with a 422 (errors_oob; static/app.js clears them
-    after a good answer), and the dgx-1 panel only when it differs from the one the page shows (`panel_key`):
+    """The result block for htmx, also with a 422: a refused field keeps its last valid value, the other fields
+    are used as typed, and the result says it is not the form's (stale). Messages go out of band only with a 422
+    (errors_oob; static/app.js clears them after a good answer), and the dgx-1 panel only when it differs from
+    the one the page shows (`panel_key`):
     every element swapped costs the browser."""
     body = tpl.blocks(widget.template, ["result", "errors"], w=view, oob=True)
     if view.node is not None:
@@ -46,8 +48,6 @@ def _update(tpl: Templates, widget: Widget, view: WidgetView, panel_key: str | N
     status, headers = (422 if view.errors else 200), {}
     if view.running is False and not view.errors:
         status = 286  # htmx stops polling: the live run has finished or is paused
-    if view.errors:
-        headers["HX-Reswap"] = "none"  # keep the last good result; the messages swap in beside the fields
-    elif shared:
+    if shared and not view.errors:
         headers["X-Share-Url"] = view.share_url()
     return vary_html(body, status, headers)

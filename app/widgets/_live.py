@@ -57,12 +57,12 @@ class LiveParams(BaseModel):
         default="",
         max_length=16,
         pattern=r"^[0-9a-f]*$",
-        description="Fingerprint of the settings the run was started with",
+        description="Fingerprint of the settings the run last played with",
     )
     action: Action = Field(default="", description="The button just pressed: start, pause or reset")
 
     def fingerprint(self) -> str:
-        """A short hash of the settings (not the live fields): a change of settings starts a new run."""
+        """A short hash of the settings (not the live fields): which settings the run's state was played with."""
         settings = self.model_dump(exclude=set(LIVE_FIELDS))
         return hashlib.sha1(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
@@ -94,14 +94,12 @@ class LiveState(BaseModel):
 def resolve(params: LiveParams, duration: float, now: float) -> LiveState:
     """Apply the button pressed, and any change of settings, at wall time `now`.
 
-    Changing a setting starts the run again from the beginning (still running if it was), because the
-    state is a function of one set of settings. A run that reaches its end stops there.
+    Changing a setting continues the run from where it is, with the new settings (issue 13, item 3): the time
+    played stays, only Reset goes back to the beginning. A run that reaches its end stops there.
     """
     started = min(params.started_at, now)
     elapsed = params.elapsed
     fingerprint = params.fingerprint()
-    if params.run_of and params.run_of != fingerprint:
-        elapsed, started = 0.0, (now if started else 0.0)
     played = elapsed + (now - started if started else 0.0)
     if params.action == "start":
         played = 0.0 if played >= duration else played

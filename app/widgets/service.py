@@ -49,18 +49,24 @@ class WidgetAddress(BaseModel):
         return bool(self.lesson and self.step)
 
 
+EMPTY = "Enter a value."
+USED_PREFIX = "used."  # `used.gpus`: the value of `gpus` the page's result was computed from (a hidden field)
+
+
 class WidgetInstance(BaseModel):
     """One widget computed for one set of inputs.
 
-    `values` is what the form shows (the lesson's values, then what was typed); `params` the values actually used
-    for `result`; `errors` a sentence per field that was refused. Today a refused input computes the lesson's own
-    values; a field-by-field fallback (keep each field's last valid value) would change only `params` here."""
+    `values` is what the form shows (the lesson's values, then what was typed); `errors` a sentence per field
+    that was refused; `used` the value of each field `result` was computed from, as text: a refused field's last
+    valid value (the page's `used.<field>`, else the lesson's), every other field's typed value. The form sends
+    `used` back in hidden fields, so the next refusal keeps the last valid value of that field, not the lesson's."""
 
     name: str
     title: str
     values: dict[str, str] = Field(description="Each input as the form shows it")
     defaults: dict[str, str] = Field(description="The lesson's own values as text: a link names only what differs")
     errors: dict[str, str] = Field(default_factory=dict, description="A readable message per refused field")
+    used: dict[str, str] = Field(default_factory=dict, description="Each input as the result used it, as text")
     params: BaseModel = Field(description="The validated inputs the result was computed from")
     result: BaseModel = Field(description="The widget's compute(params)")
     node: NodeLoad | None = Field(default=None, description="The work placed on dgx-1, if the widget places any")
@@ -71,33 +77,97 @@ class WidgetInstance(BaseModel):
         """A live run that has finished or is paused, with nothing refused: htmx may stop polling (286)."""
         return self.running is False and not self.errors
 
+    @property
+    def stale(self) -> bool:
+        """The result is not the one for the form as shown: some field was refused and kept its last value."""
+        return bool(self.errors)
+
 
 def render(widget: Widget, lesson_params: Mapping[str, Any], query: Mapping[str, Any]) -> WidgetInstance:
-    """Validate, compute and place one widget: the lesson's values under the query's; invalid input keeps the
-    typed values and their messages beside the lesson's own result."""
+    """Validate, compute and place one widget, field by field: a refused field (by its Params or by the engine)
+    keeps its last valid value and its message, and every other field is used as typed."""
     fields = widget.params.model_fields
     defaults = {k: as_text(v.default) for k, v in fields.items()}
     defaults.update({k: as_text(v) for k, v in lesson_params.items() if k in fields})
     typed = {k: str(v) for k, v in query.items() if k in fields}
-    errors: dict[str, str] = {}
-    try:
-        params = parse_params(widget, lesson_params, typed)
-        result, node = _computed(widget, params)
-    except ParamErrors as exc:
-        errors = exc.errors
-    except (EngineError, ValidationError) as exc:  # the engine refuses what the Params let through
-        errors = engine_errors(widget, exc, {k: v for k, v in typed.items() if defaults.get(k) != v})
-    if errors:  # show the lesson's own result beside the messages
-        params = parse_params(widget, lesson_params)
-        result, node = _computed(widget, params)
+    last = {k: str(query[USED_PREFIX + k]) for k in fields if USED_PREFIX + k in query}
+    params, result, node, errors = _fallback(widget, lesson_params, {**defaults, **last}, last, typed)
     values = {**defaults, **typed}
     live = result if isinstance(result, LiveRun) else None
+    used = {k: as_text(getattr(params, k, "")) for k in fields}
     if live is not None:
         values.update(live.form_values())  # a live run's start time travels with the page
+        for key in live.form_values():
+            used.pop(key, None)  # the run's clock is the form's own hidden fields
     return WidgetInstance(
-        name=widget.name, title=widget.title, values=values, defaults=defaults, errors=errors, params=params,
-        result=result, node=node, running=live.is_running() if live is not None else None,
+        name=widget.name, title=widget.title, values=values, defaults=defaults, errors=errors, used=used,
+        params=params, result=result, node=node, running=live.is_running() if live is not None else None,
     )  # fmt: skip
+
+
+Computed = tuple[BaseModel, BaseModel, NodeLoad | None]
+
+
+def _fallback(
+    widget: Widget, lesson: Mapping[str, Any], shown: Mapping[str, str], last: Mapping[str, str],
+    typed: Mapping[str, str],
+) -> tuple[BaseModel, BaseModel, NodeLoad | None, dict[str, str]]:
+    """Compute from the typed values; a refused field falls back to its last valid value, then to the lesson's,
+    and keeps its message. A rule across fields refusing a field not changed now takes back one of the fields
+    just changed (the first whose return is accepted). `shown` is each field's value before this change. Each
+    round takes back at least one value, so this ends."""
+    blank = [k for k, v in typed.items() if not v.strip() and shown.get(k)]  # an emptied field is refused too
+    errors = dict.fromkeys(blank, EMPTY)
+    chosen = _back(typed, blank, last)
+    for _ in range(2 * len(widget.params.model_fields) + 1):
+        done = _attempt(widget, lesson, chosen, shown)
+        if not isinstance(done, dict):
+            return *done, errors
+        for key, message in done.items():
+            errors.setdefault(key, message)
+        changed = _changed(chosen, shown)
+        keys = [k for k in done if k in changed]
+        if not keys and changed:  # a rule across fields: which change broke it?
+            keys = next(([k] for k in changed if not isinstance(_attempt(widget, lesson, _back(chosen, [k], last),
+                                                                         shown), dict)), list(changed))
+        keys = keys or [k for k in done if k in chosen]
+        for key in keys:  # a field taken back says so, even when the rule that refused it named another
+            errors.setdefault(key, next(iter(done.values())))
+        if not keys:
+            break
+        chosen = _back(chosen, keys, last)
+    params = parse_params(widget, lesson)  # nothing left to take back: the lesson's own values
+    result, node = _computed(widget, params)
+    return params, result, node, errors
+
+
+def _attempt(
+    widget: Widget, lesson: Mapping[str, Any], chosen: Mapping[str, str], shown: Mapping[str, str]
+) -> Computed | dict[str, str]:
+    """The widget computed from these values, or a message per refused field."""
+    try:
+        params = parse_params(widget, lesson, chosen)
+        return (params, *_computed(widget, params))
+    except ParamErrors as exc:
+        return exc.errors
+    except (EngineError, ValidationError) as exc:  # the engine refuses what the Params let through
+        return engine_errors(widget, exc, _changed(chosen, shown))
+
+
+def _changed(chosen: Mapping[str, str], shown: Mapping[str, str]) -> dict[str, str]:
+    """The fields whose value differs from the one the page's result used (else the lesson's)."""
+    return {k: v for k, v in chosen.items() if shown.get(k) != v}
+
+
+def _back(chosen: Mapping[str, str], keys: list[str], last: Mapping[str, str]) -> dict[str, str]:
+    """These fields put back to their last valid value, or, when that is what they hold, to the lesson's."""
+    back = dict(chosen)
+    for key in keys:
+        if key in last and back.get(key) != last[key]:
+            back[key] = last[key]
+        else:
+            back.pop(key, None)
+    return back
 
 
 def _computed(widget: Widget, params: BaseModel) -> tuple[BaseModel, NodeLoad | None]:

@@ -157,7 +157,8 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
     ]),
     ("dgx-1 bought or rented at the illustrative prices: break-even utilisation", [
         (18, "own-vs-rent", r"Owning pays above (\d+ %) utilisation"),
-        (19, "five-questions", r"Owning a dgx-1 pays above (\d+ %) utilisation at the illustrative prices of the own-vs-rent widget"),
+        (19, "five-questions",
+         r"Owning a dgx-1 pays above (\d+ %) utilisation at the illustrative prices of the own-vs-rent widget"),
     ]),
 ]
 COMPANION = "understanding-the-work"

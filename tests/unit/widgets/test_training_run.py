@@ -64,12 +64,15 @@ def test_reset_goes_back_to_ready() -> None:
     assert _live.resolve(p, DURATION, now=1004.0).status == "ready"
 
 
-def test_changing_a_setting_restarts_a_running_run_from_zero() -> None:
+def test_changing_a_setting_continues_a_running_run_from_where_it_is() -> None:
+    """Issue 13, item 3: step 5 asks to turn the loader down while the run plays; only Reset starts again."""
     old = settings().fingerprint()
     p = settings(gpus=4, started_at=1000.0, elapsed=2.0, run_of=old)
-    restarted = _live.resolve(p, DURATION, now=1010.0)
-    assert restarted.status == "running" and restarted.played == 0 and restarted.started_at == 1010.0
-    assert restarted.run_of != old
+    continued = _live.resolve(p, DURATION, now=1010.0)
+    assert continued.status == "running" and continued.played == 12.0 and continued.started_at == 1000.0
+    assert continued.run_of != old
+    paused = _live.resolve(settings(gpus=4, elapsed=7.0, run_of=old), DURATION, now=1010.0)
+    assert paused.status == "paused" and paused.played == 7.0
 
 
 def test_a_start_time_in_the_future_counts_as_now() -> None:
