@@ -38,9 +38,11 @@ from app.web.static import CachedStatic
 from app.web.templating import STATIC, Templates
 
 log = logging.getLogger("gpu_classroom")
-# Every router, in the order its routes are matched: a new router module is added here.
-ROUTERS = (api.router, apidocs.router, classroom.router, companion.router, drills.router, health.router,
-           pages.router, predictions.router, present.router, widgets.router)
+# Every router, in the order its routes are matched: a new router module is added here. The widget route comes
+# first: it is the one a learner's every keystroke hits, and Starlette tries routes in order (its one path,
+# /widgets/{name}, is no other router's).
+ROUTERS = (widgets.router, api.router, apidocs.router, classroom.router, companion.router, drills.router,
+           health.router, pages.router, predictions.router, present.router)
 _heap_frozen = False
 
 

@@ -291,6 +291,20 @@ def _tick_label(gb_value: float) -> str:
     return f"{gb_value:,.0f}" if gb_value >= 1e5 else f"{gb_value:,g}"
 
 
+def _fix_links(params: Params, req: PlanRequest, plan: Plan) -> list[FixLink]:
+    """Up to three changes that make a plan that does not fit fit, as links the learner can follow."""
+    found = fixes(req) if params.fixes and not plan.fits else []
+    return [FixLink(sentence=f.sentence, changes={**f.changes, "launched": False}, fields=",".join(sorted(f.changes)))
+            for f in found[:3]]  # fmt: skip
+
+
+def _headline(plan: Plan) -> str:
+    mem = plan.per_gpu
+    if plan.fits:
+        return f"Fits: {gb(mem.total)} of {gb(mem.capacity, 0)} on each GPU."
+    return f"Does not fit: each GPU would need {gb(mem.total)} of {gb(mem.capacity, 0)}."
+
+
 def compute(params: Params) -> PlanView:
     """The engine's plan for these fields, laid out for the widget."""
     req = params.request()
@@ -300,45 +314,19 @@ def compute(params: Params) -> PlanView:
     ticks = linear_ticks(max(mem.total, mem.capacity) / 1e9, BAR_WIDTH, _tick_label, target=6)
     scale = BAR_WIDTH / (ticks[-1].value * 1e9)
     rows = [Row(key=c, label=label, bytes=int(v), share=v / mem.capacity) for c, label, v in parts if v > 0]
-    found = fixes(req) if params.fixes and not plan.fits else []
-    links = [
-        FixLink(
-            sentence=f.sentence, changes={**f.changes, "launched": False}, fields=",".join(sorted(f.changes))
-        )
-        for f in found[:3]
-    ]
     launch = _launch(plan) if params.launched else None
-    headline = (
-        f"Fits: {gb(mem.total)} of {gb(mem.capacity, 0)} on each GPU."
-        if plan.fits
-        else f"Does not fit: each GPU would need {gb(mem.total)} of {gb(mem.capacity, 0)}."
-    )
     arch = req.architecture
-    state = state_breakdown(arch, req.optimizer, req.precision).bytes if req.mode == "train" else 0
     return PlanView(
-        plan=plan,
-        fewest_gpus=even_split(arch, req.mode, plan.min_gpus),
-        model_name=arch.name,
-        gpu_name=get_gpu(req.gpu).name,
-        mode=req.mode,
-        gpus=req.gpus,
-        shown=params.shown(),
-        options=OPTIONS,
-        rows=rows,
-        segments=stacked(parts, scale),
-        ticks=ticks,
+        plan=plan, fewest_gpus=even_split(arch, req.mode, plan.min_gpus), model_name=arch.name,
+        gpu_name=get_gpu(req.gpu).name, mode=req.mode, gpus=req.gpus, shown=params.shown(), options=OPTIONS,
+        rows=rows, segments=stacked(parts, scale), ticks=ticks,
         capacity_x=max(round(mem.capacity * scale, 2), 1.0),  # visible even beside a huge total
-        capacity_anchor=_anchor(mem.capacity * scale),
-        total_share=mem.total / mem.capacity,
-        over_bytes=max(0, mem.total - mem.capacity),
-        over_width=round(max(0, mem.total - mem.capacity) * scale, 2),
-        bottleneck=BOTTLENECKS[plan.bottleneck],
-        fixes=links,
-        explanation=_sentences(plan),
-        launch=launch,
-        state_bytes=state,
-        announcement=launch.message if launch else headline,
-    )
+        capacity_anchor=_anchor(mem.capacity * scale), total_share=mem.total / mem.capacity,
+        over_bytes=max(0, mem.total - mem.capacity), over_width=round(max(0, mem.total - mem.capacity) * scale, 2),
+        bottleneck=BOTTLENECKS[plan.bottleneck], fixes=_fix_links(params, req, plan), explanation=_sentences(plan),
+        launch=launch, announcement=launch.message if launch else _headline(plan),
+        state_bytes=state_breakdown(arch, req.optimizer, req.precision).bytes if req.mode == "train" else 0,
+    )  # fmt: skip
 
 
 def place(params: Params, view: PlanView) -> NodeLoad:
