@@ -24,7 +24,7 @@ from app.drills.will_it_fit_mistakes import per_gpu_variants
 from app.engine import memory
 from app.engine.fixes import fixes
 from app.engine.models import CATALOG, get_model
-from app.engine.placement import COMPONENTS, NodeLoad
+from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import billions, gb, num
 from app.engine.training_state import training_state
@@ -56,15 +56,7 @@ LOWER = {
     "optimizer": "the optimizer state",
     "runtime": "the runtime",
 }
-LABELS = {
-    "weights": "Weights",
-    "kv_cache": "KV cache",
-    "activations": "Activations",
-    "loss_head": "Loss head",
-    "gradients": "Gradients",
-    "optimizer": "Optimizer state",
-    "runtime": "Runtime",
-}
+LABELS = COMPONENT_LABELS
 NAMES = {
     "kv_cache": ["kv", "kv cache", "kvcache", "cache", "key value cache"],
     "optimizer": ["optimizer", "optimiser", "optimizer state", "adam", "adam state", "optimizer states"],

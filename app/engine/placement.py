@@ -17,6 +17,16 @@ COMPONENTS: tuple[str, ...] = (
     "optimizer",
     "runtime",
 )
+# Each part's name as every view writes it: the dgx-1 panel, the memory widgets and the will-it-fit drill.
+COMPONENT_LABELS: dict[str, str] = {
+    "weights": "Weights",
+    "kv_cache": "KV cache",
+    "activations": "Activations",
+    "loss_head": "Loss head",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer state",
+    "runtime": "Runtime",
+}
 
 # H100 SXM5 80GB: 80 GB HBM3 (NVIDIA H100 datasheet).
 H100_CAPACITY_BYTES = 80 * 10**9

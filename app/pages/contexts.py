@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.classroom.classes import ClassBanner
 from app.classroom.sheets import Sheet
-from app.engine.placement import COMPONENTS, NodeLoad, idle_node
+from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad, idle_node
 from app.engine.text import gb
 from app.lessons.model import Block, Lesson, Step
 from app.pages.drills import DrillView
@@ -29,15 +29,6 @@ LINK_KEY = re.compile(rf"^w([1-9][0-9]{{0,{len(str(W_MAX)) - 1}}})\.([a-z][a-z0-
 LINK_KEYS_MAX = 60  # keys a guess form may carry through to the revealed widget
 LINK_VALUE_MAX = 200
 
-COMPONENT_LABELS = {
-    "weights": "Weights",
-    "kv_cache": "KV cache",
-    "activations": "Activations",
-    "loss_head": "Loss head",
-    "gradients": "Gradients",
-    "optimizer": "Optimizer state",
-    "runtime": "Runtime",
-}
 
 
 class Segment(BaseModel):

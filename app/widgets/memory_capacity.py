@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from app.engine.hardware import get_gpu
-from app.engine.placement import COMPONENTS, NodeLoad, idle_node
+from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad, idle_node
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import gb
 from app.engine.workload import TRAINING_PRECISIONS, GpuId, Mode, Precision, Sharding
@@ -17,15 +17,7 @@ from app.widgets.base import Widget
 from app.widgets.registry import register
 
 BAR_WIDTH = 360
-LABELS = {
-    "weights": "Weights",
-    "kv_cache": "KV cache",
-    "activations": "Activations",
-    "loss_head": "Loss head",
-    "gradients": "Gradients",
-    "optimizer": "Optimizer state",
-    "runtime": "Runtime",
-}
+LABELS = COMPONENT_LABELS
 
 
 class Params(BaseModel):
