@@ -76,6 +76,7 @@ class RooflineView(BaseModel):
     needed: float = Field(description="Bytes the batch needs on the H100")
     capacity: float = Field(description="Bytes one H100 holds")
     stops: list[int] = Field(description="Batch sizes offered beside the box: round ones and the ridge's")
+    node: NodeLoad = Field(exclude=True, description="The batch placed on dgx-1, from the same plan as `fits`")
 
 
 def _chart(r: DecodeRoofline) -> RooflineChart:
@@ -140,13 +141,13 @@ def compute(params: Params) -> RooflineView:
     return RooflineView(
         r=r, chart=_chart(r), models=MODEL_OPTIONS, precisions=PRECISION_OPTIONS, announcement=said,
         fits=plan.fits, needed=plan.per_gpu.total, capacity=plan.per_gpu.capacity,
-        stops=sorted({1, 8, 32, 64, 128, 256, 512, 1024, *ridge}),
+        stops=sorted({1, 8, 32, 64, 128, 256, 512, 1024, *ridge}), node=node_load(plan),
     )  # fmt: skip
 
 
 def place(params: Params, view: RooflineView) -> NodeLoad:
-    """The batch served on one H100: every sequence brings its own KV cache."""
-    return node_load(_plan(params))
+    """The batch served on one H100: every sequence brings its own KV cache (placed from compute's own plan)."""
+    return view.node
 
 
 def predict(params: Params, view: RooflineView) -> Prediction:
