@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from fastapi import HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.classroom import attempts
@@ -21,6 +20,7 @@ from app.drills.base import AnswerErrors, Coverage, Drill, Feedback, PartResult,
 from app.drills.seeds import learner_question
 from app.engine.placement import NodeLoad
 from app.lessons.model import Block, Lesson
+from app.pages.errors import NotFound
 from app.pages.lesson_drills import drill_for
 from app.pages.lessons import find_lesson
 
@@ -203,7 +203,7 @@ def locate(lessons: list[Lesson], name: str, at: DrillPlace) -> Located:
     block = dict(drill_blocks(lesson, at.step)).get(at.block)
     drill = drill_for(block) if block is not None and block.name == name else None
     if drill is None or block is None:
-        raise HTTPException(status_code=404, detail=f"There is no '{name}' drill at that place in the lesson.")
+        raise NotFound(f"There is no '{name}' drill at that place in the lesson.")
     return Located(drill=drill, lesson=lesson, block=block, at=at, lessons=lessons)
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import HTTPException
-
 from app.lessons.model import Block, Lesson, Step
+from app.pages.errors import NotFound
 from app.widgets.base import Widget
 from app.widgets.registry import get_widget
 
@@ -16,7 +15,7 @@ def find_lesson(slug: str, lessons: list[Lesson]) -> Lesson:
     for lesson in lessons:
         if lesson.slug == slug:
             return lesson
-    raise HTTPException(status_code=404, detail=f"There is no lesson called '{slug}'.")
+    raise NotFound(f"There is no lesson called '{slug}'.")
 
 
 def widget_blocks(step: Step) -> list[tuple[int, Block, Widget]]:

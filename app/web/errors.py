@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.pages.errors import NotFound
 from app.web.responses import unprocessable
 from app.widgets.base import readable
 
@@ -80,8 +81,14 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return _page(request, 500, message)
 
 
+async def not_found(request: Request, exc: Exception) -> Response:
+    """A page service found nothing at the address (app.pages.errors.NotFound): the same 404 as any other."""
+    return await http_error(request, StarletteHTTPException(status_code=404, detail=str(exc)))
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers on an app."""
     app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(Exception, server_error)
