@@ -136,17 +136,9 @@ def _fewer_bits(s: _Search, field: str, what: str) -> Iterator[Fix | None]:
 
 def _more_gpus(s: _Search) -> Iterator[Fix | None]:
     """More GPUs, with the current sharding (serving splits the weights; training needs ZeRO)."""
-    fewest = even_split(s.arch, s.knobs.mode, s.fewest_gpus())
+    fewest = s.fewest_gpus()
     if fewest is not None and fewest > s.knobs.gpus:
         yield s.fix(f"Use {num(fewest)} GPUs instead of {num(s.knobs.gpus)}", gpus=fewest)
-
-
-def even_split(arch: Architecture, mode: str, gpus: int | None) -> int | None:
-    """Serving splits every layer's attention heads over the GPUs (tensor parallel), so a GPU count must divide
-    them: the smallest such count at or above `gpus` (None when there is none). Training is data parallel."""
-    if gpus is None or mode != "serve":
-        return gpus
-    return next((n for n in range(gpus, arch.heads + 1) if arch.heads % n == 0), None)
 
 
 def _zero3_and_gpus(s: _Search) -> Iterator[Fix | None]:

@@ -260,7 +260,21 @@ def total(arch: Architecture, k: Knobs, gpus: int = 0) -> int:
 
 
 def min_gpus(arch: Architecture, k: Knobs, capacity: int) -> int | None:
-    """The fewest GPUs at which the plan fits, or None if even MAX_GPUS are not enough.
+    """The fewest GPUs the plan can run on, or None if none can: enough to hold it, and for serving a count that
+    splits the attention heads evenly (tensor parallel), so the answer is a plan a learner can launch."""
+    return even_split(arch, k.mode, _fewest_that_hold(arch, k, capacity))
+
+
+def even_split(arch: Architecture, mode: str, gpus: int | None) -> int | None:
+    """Serving splits every layer's attention heads over the GPUs (tensor parallel), so a GPU count must divide
+    them: the smallest such count at or above `gpus` (None when there is none). Training is data parallel."""
+    if gpus is None or mode != "serve":
+        return gpus
+    return next((n for n in range(gpus, arch.heads + 1) if arch.heads % n == 0), None)
+
+
+def _fewest_that_hold(arch: Architecture, k: Knobs, capacity: int) -> int | None:
+    """The fewest GPUs whose memory holds the plan, or None if even MAX_GPUS are not enough.
 
     Memory per GPU never grows with more GPUs, so a galloping search (double, then halve) finds the edge.
     """

@@ -56,7 +56,10 @@ class Plan(BaseModel):
 
     fits: bool = Field(description="True when one GPU's share fits in its memory")
     per_gpu: MemoryBreakdown = Field(description="Bytes on each GPU, by component")
-    min_gpus: int | None = Field(description="Fewest GPUs at which the same plan fits, or null if none do")
+    min_gpus: int | None = Field(
+        description="Fewest GPUs at which the same plan fits (serving: a count that splits the attention heads "
+        "evenly), or null if none do"
+    )
     bottleneck: Bottleneck = Field(
         description="capacity if it does not fit; else what sets the time of decode (serve) or a step (train)"
     )

@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.engine import compute as engine_compute
 from app.engine.cost import CostAssumptions, break_even_utilisation
-from app.engine.fixes import even_split
 from app.engine.hardware import DGX_H100
 from app.engine.models import CATALOG, check_model_id, get_model
 from app.engine.plan import Plan, PlanRequest, make_plan
@@ -157,7 +156,7 @@ def _fit(c: _Plans) -> Answer:
 def _speed(c: _Plans) -> Answer:
     ridge = engine_compute.ridge("h100", "bf16")
     intensity = engine_compute.decode_intensity(1, "bf16")
-    gpus = 1 if c.serve.fits else even_split(CATALOG[c.model], "serve", c.serve.min_gpus)
+    gpus = 1 if c.serve.fits else c.serve.min_gpus
     if gpus is None:  # no number of GPUs holds it: no speed to give
         answer = "Decoding for one user: nothing yet, because no number of H100s holds the model."
     else:  # a model too big for one H100 is timed where it runs, split evenly (tensor parallel)

@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from app.engine import memory
 from app.engine.errors import DoesNotFit
-from app.engine.fixes import even_split, fixes
+from app.engine.fixes import fixes
 from app.engine.hardware import get_gpu
 from app.engine.models import CATALOG
-from app.engine.placement import COMPONENTS, NodeLoad
+from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import gb
 from app.engine.training_memory import state_breakdown
@@ -54,15 +54,8 @@ DEFAULT_KNOBS = {
 }
 PREDICT_KEYS = ("gpu0_gb", "launch")
 BAR_WIDTH = 460  # SVG units of the per-GPU bar's axis
-LABELS = {
-    "weights": "Weights",
-    "kv_cache": "KV cache",
-    "activations": "Activations",
-    "loss_head": "Loss head (logits)",
-    "gradients": "Gradients",
-    "optimizer": "Optimizer state",
-    "runtime": "Runtime (CUDA, libraries)",
-}
+# The engine's names of the parts, two of them said more fully beside the per-GPU bar.
+LABELS = {**COMPONENT_LABELS, "loss_head": "Loss head (logits)", "runtime": "Runtime (CUDA, libraries)"}
 BOTTLENECKS = {
     "capacity": "Capacity: it does not fit, so it does not run at all",
     "compute": "Compute: the GPUs' arithmetic sets the pace",
@@ -246,7 +239,6 @@ class PlanView(BaseModel):
     launch: LaunchOutcome | None
     state_bytes: int = Field(description="Training state before activations (train mode), else 0")
     announcement: str
-    fewest_gpus: int | None = Field(description="Fewest GPUs that hold the plan and split its heads evenly")
 
 
 def _launch(plan: Plan) -> LaunchOutcome:
@@ -317,7 +309,7 @@ def compute(params: Params) -> PlanView:
     launch = _launch(plan) if params.launched else None
     arch = req.architecture
     return PlanView(
-        plan=plan, fewest_gpus=even_split(arch, req.mode, plan.min_gpus), model_name=arch.name,
+        plan=plan, model_name=arch.name,
         gpu_name=get_gpu(req.gpu).name, mode=req.mode, gpus=req.gpus, shown=params.shown(), options=OPTIONS,
         rows=rows, segments=stacked(parts, scale), ticks=ticks,
         capacity_x=max(round(mem.capacity * scale, 2), 1.0),  # visible even beside a huge total

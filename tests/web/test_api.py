@@ -54,6 +54,13 @@ def test_a_plan_that_does_not_fit_still_answers_200_with_the_reason(api: TestCli
     assert any("does not fit" in s for s in body["explanation"])
 
 
+def test_min_gpus_for_serving_is_a_count_that_splits_the_heads(api: TestClient) -> None:
+    """70B at batch 8 of 8,192 tokens: three H100s hold it, but 64 heads do not split over three; four do."""
+    request = {"model": "llama-3.1-70b", "batch_size": 8, "context_tokens": 8192}
+    assert api.post("/api/plan", json=request).json()["min_gpus"] == 4
+    assert api.post("/api/plan", json={**request, "gpus": 4}).json()["fits"]
+
+
 @pytest.mark.parametrize(
     ("body", "field", "words"),
     [

@@ -104,11 +104,17 @@ def test_a_mixture_of_experts_holds_every_expert_but_decodes_with_the_active_one
 @LAW
 @given(req=requests())
 def test_min_gpus_is_the_edge_where_the_plan_starts_to_fit(req: PlanRequest) -> None:
+    """Training: the first count that fits. Serving: the first count that fits and splits the heads evenly (a
+    count a learner can launch), so every count below it either does not fit or does not divide the heads."""
     fewest = make_plan(req).min_gpus
+    heads = req.architecture.heads
     if fewest is not None:
         assert make_plan(req.model_copy(update={"gpus": fewest})).fits
-        if fewest > 1:
-            assert not make_plan(req.model_copy(update={"gpus": fewest - 1})).fits
+        if req.mode == "serve":
+            assert heads % fewest == 0
+        for fewer in range(max(1, fewest - 64), fewest):
+            if req.mode == "train" or heads % fewer == 0:
+                assert not make_plan(req.model_copy(update={"gpus": fewer})).fits
 
 
 @LAW
