@@ -31,7 +31,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.classroom import classes  # noqa: E402
+from app.classroom import classes, seat  # noqa: E402
 from app.classroom.class_models import Member, StepTime  # noqa: E402
 from app.classroom.db import Database  # noqa: E402
 from app.classroom.models import DrillAttempt, Learner, StepProgress, utcnow  # noqa: E402
@@ -82,7 +82,7 @@ async def act(db: Database, people: list[list[Any]], count: int, rng: random.Ran
     """`count` learners open their next step (the visit, time on task and change stamp, as a step page does)."""
     for person in rng.sample(people, min(count, len(people))):
         person[1] = person[1] % 21 + 1
-        await classes.note_step(db, person[0], LESSON, person[1])
+        await seat.note_step(db, person[0], LESSON, person[1])
 
 
 async def timed(c: httpx.AsyncClient, path: str) -> tuple[float, httpx.Response]:

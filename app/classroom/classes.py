@@ -20,27 +20,9 @@ from app.classroom.outline import Outline
 from app.classroom.progress import touch_learner
 from app.classroom.ratelimit import RateLimited, hit
 from app.classroom.seat import (
-    IDLE_CAP,
-    ClassBanner,
-    Poll,
-    Seat,
-    aware,
-    held_step,
     horizon,
     is_open,
-    note_step,
-    poll,
-    record_activity,
 )
-
-# The learner's side of a class (seat.py) is re-exported: the routers and tests find it here.
-__all__ = [
-    "CODE_ALPHABET", "CODE_LENGTH", "CREATE_LIMIT", "ClassBanner", "ClassError", "IDLE_CAP", "NAME_MAX",
-    "PACE_MODES", "Poll", "Seat", "TITLE_MAX", "WRONG_CODE_ADDRESS_LIMIT", "WRONG_CODE_LIMIT",
-    "aware", "clean_name", "client_key", "close", "create_class", "delete_class", "find_open_class", "get_class",
-    "guard_create", "hash_key", "held_step", "horizon", "is_open", "join", "key_ok", "membership", "new_code",
-    "normalise_code", "note_step", "poll", "record_activity", "reveal", "set_idle", "set_pace",
-]
 
 # 31 symbols: digits and capitals without the look-alikes 0/O, 1/I/L. 31**6 = 887,503,681 codes.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"

@@ -29,18 +29,7 @@ from app.classroom.figures import (
 from app.classroom.models import DrillAttempt, StepProgress, utcnow
 from app.classroom.outline import Outline
 from app.classroom.progress import step_state
-from app.classroom.projection import Projection, build_projection
-from app.classroom.report import LearnerReport, learner_report, member_by_id
 from app.classroom.seat import IDLE_CAP, aware, horizon
-
-# The projector's counts, the learner report and the shared figures are re-exported: callers find them here.
-__all__ = [
-    "Board", "ClassFacts", "ClassFilter", "ClassInfo", "Counts", "Dashboard", "DrillStats", "DrillTally", "Flagged",
-    "Learner", "LearnerReport", "LearnerRow", "MEMBER_COLUMNS", "P75_MIN_SAMPLES", "P75_REFRESH", "Projection",
-    "Rule", "STUCK_MIN_SECONDS", "STUCK_P75_FACTOR", "STUCK_WRONG", "StepColumn", "assemble", "build_dashboard",
-    "build_projection", "class_info", "learner_of", "learner_report", "member_by_id", "outline_of", "percentile",
-    "read_class",
-]
 
 STUCK_WRONG = 3  # wrong attempts on one drill since the last right one
 STUCK_P75_FACTOR = 2.0  # time on a step this many times the class's 75th percentile

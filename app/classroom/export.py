@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from app.classroom.class_models import Classroom, Member
-from app.classroom.dashboard import LearnerReport, class_info, learner_report, outline_of
 from app.classroom.db import Database
+from app.classroom.figures import class_info, outline_of
 from app.classroom.outline import Outline
-from app.classroom.report import AttemptLine
+from app.classroom.report import AttemptLine, LearnerReport, learner_report
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")
 FORMATS = ("learners", "attempts", "json")

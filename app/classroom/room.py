@@ -7,8 +7,8 @@ from collections import defaultdict
 from sqlalchemy import select
 
 from app.classroom.class_models import Classroom, Member
-from app.classroom.dashboard import ClassFilter
 from app.classroom.db import Database
+from app.classroom.figures import ClassFilter
 from app.classroom.models import DrillAttempt
 
 MAX_ANSWERS = 2_000  # the latest answers a revealed drill sums up: enough for any room, bounded work per poll

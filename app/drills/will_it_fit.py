@@ -56,7 +56,6 @@ LOWER = {
     "optimizer": "the optimizer state",
     "runtime": "the runtime",
 }
-LABELS = COMPONENT_LABELS
 NAMES = {
     "kv_cache": ["kv", "kv cache", "kvcache", "cache", "key value cache"],
     "optimizer": ["optimizer", "optimiser", "optimizer state", "adam", "adam state", "optimizer states"],
@@ -183,7 +182,7 @@ def _parts(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Part]:
 def _label(component: str, mode: str, lower: bool = False) -> str:
     if component == "activations" and mode == "serve":
         return "the prefill workspace (activations)" if lower else "Prefill workspace (activations)"
-    return LOWER[component] if lower else LABELS[component]
+    return LOWER[component] if lower else COMPONENT_LABELS[component]
 
 
 def _take(component: str, mode: str) -> str:

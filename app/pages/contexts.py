@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.classroom.classes import ClassBanner
+from app.classroom.seat import ClassBanner
 from app.classroom.sheets import Sheet
 from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad, idle_node
 from app.engine.text import gb

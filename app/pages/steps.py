@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from fastapi import HTTPException
 
-from app.classroom import classes, progress, sheets
+from app.classroom import progress, seat, sheets
 from app.classroom.db import Database
 from app.lessons.model import Lesson, Step
 from app.pages import predictions
@@ -28,7 +28,7 @@ async def build_step_page(
     if step is None:
         detail = f"'{lesson.title}' has {len(lesson.steps)} steps; there is no step {number}."
         raise HTTPException(status_code=404, detail=detail)
-    klass = await classes.note_step(db, learner, lesson.slug, number) if record else None  # records the visit
+    klass = await seat.note_step(db, learner, lesson.slug, number) if record else None  # records the visit
     minutes_left = round(lesson.minutes_after(number))
     if klass is not None and klass.locked:  # held back by the class: say so, record nothing
         return StepPage(lesson=lesson, step=step, widgets={}, panel=panel_view(None), done=set(),

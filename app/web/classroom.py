@@ -11,11 +11,12 @@ from anyio import CapacityLimiter
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
-from app.classroom import classes, dashboard, export, live, projection, room
+from app.classroom import classes, export, figures, live, projection, room, seat
 from app.classroom.class_models import Classroom
 from app.classroom.db import Database
 from app.classroom.outline import Outline, StepOutline
 from app.classroom.ratelimit import RateLimited
+from app.classroom.report import learner_report, member_by_id
 from app.lessons.model import Lesson
 from app.pages.lesson_drills import describe_attempts, room_summaries
 from app.web import heavy
@@ -130,7 +131,7 @@ async def teach_created(request: Request, tpl: Tpl, klass: Instructor) -> HTMLRe
     root = base_url(request)
     links = {view: f"{root}/teach/{klass.code}{path}?key={key}" for view, path in VIEWS.items()}
     links["join"] = f"{root}/join/{klass.code}"
-    html = tpl.page("classroom/created.html", request=request, info=dashboard.class_info(klass), links=links,
+    html = tpl.page("classroom/created.html", request=request, info=figures.class_info(klass), links=links,
                     cockpit_qr=qr_svg(links["cockpit"], "Your private cockpit link"))
     return HTMLResponse(html, headers=NO_STORE)
 
@@ -164,7 +165,7 @@ async def join_form(request: Request, tpl: Tpl, db: DB, learner: LearnerId, code
     klass = await classes.get_class(db, code) if code else None
     member = await classes.membership(db, klass, learner) if klass else None
     if klass is not None and member is not None:
-        report = await dashboard.learner_report(db, klass, member)
+        report = await learner_report(db, klass, member)
         return HTMLResponse(tpl.page("classroom/me.html", request=request, r=report, welcome=True))
     return _join_page(tpl, request, {"code": code[:12], "name": ""}, {})
 
@@ -199,7 +200,7 @@ async def my_class(request: Request, code: str, tpl: Tpl, db: DB, learner: Learn
     member = await classes.membership(db, klass, learner) if klass else None
     if klass is None or member is None:
         return RedirectResponse(f"/join/{code}" if klass else "/join", status_code=303)
-    report = await dashboard.learner_report(db, klass, member)
+    report = await learner_report(db, klass, member)
     return HTMLResponse(tpl.page("classroom/me.html", request=request, r=report, welcome=False))
 
 
@@ -214,11 +215,11 @@ async def banner(request: Request, tpl: Tpl, db: DB, learner: LearnerId, lesson:
     from before ETags sends only `v` and gets 204), the new banner when it did, or a move to the class's step."""
     sent = request.headers.get("If-None-Match", "")
     known = sent.removeprefix('W/').strip('"').removeprefix("banner-")[:20] if sent else v[:20]
-    result = await classes.poll(db, learner, lesson[:100], step, known, bool(locked))
+    result = await seat.poll(db, learner, lesson[:100], step, known, bool(locked))
     return _polled(tpl, request, result, lesson, sent)
 
 
-def _polled(tpl: Tpl, request: Request, result: classes.Poll, lesson: str, sent: str) -> Response:
+def _polled(tpl: Tpl, request: Request, result: seat.Poll, lesson: str, sent: str) -> Response:
     """The answer to a learner's poll: a move, a refresh, nothing new (304 or 204), or the new banner."""
     if result.move_to is not None:
         return Response(status_code=200, headers={"HX-Redirect": f"/lessons/{lesson}/{result.move_to}"})
@@ -237,7 +238,7 @@ def _polled(tpl: Tpl, request: Request, result: classes.Poll, lesson: str, sent:
 @router.post("/class-activity", dependencies=[Depends(require_csrf)])
 async def activity(db: DB, learner: LearnerId, lesson: Annotated[str, Form(max_length=100)] = "") -> Response:
     """A learner in a class moved a widget: they are active (throttled by the page to one call every 30 s)."""
-    await classes.record_activity(db, learner, lesson)
+    await seat.record_activity(db, learner, lesson)
     return Response(status_code=204)
 
 
@@ -298,10 +299,10 @@ async def cockpit(request: Request, tpl: Tpl, db: DB, settings: Config, klass: I
 @router.get("/teach/{code}/learners/{member_id}", response_class=HTMLResponse)
 async def learner_detail(request: Request, member_id: int, tpl: Tpl, db: DB, klass: Instructor) -> HTMLResponse:
     """One learner's steps and every attempt as typed (instructor only)."""
-    member = await dashboard.member_by_id(db, klass, member_id) if 0 < member_id <= ROW_ID_MAX else None
+    member = await member_by_id(db, klass, member_id) if 0 < member_id <= ROW_ID_MAX else None
     if member is None:
         raise HTTPException(status_code=404, detail="Nobody in this class has that number.")
-    report = await dashboard.learner_report(db, klass, member)
+    report = await learner_report(db, klass, member)
     return HTMLResponse(tpl.page("classroom/learner.html", request=request, r=report), headers=NO_STORE)
 
 
@@ -325,7 +326,7 @@ async def pace(
     """Bring everyone to step N (tell them, or move them), hold the class at step N, or release it."""
     number = int(step) if step.strip().isdigit() else None
     try:
-        await classes.set_pace(db, klass, mode, number, move == "on", len(dashboard.outline_of(klass).steps))
+        await classes.set_pace(db, klass, mode, number, move == "on", len(figures.outline_of(klass).steps))
     except classes.ClassError as exc:
         raise refused(exc) from exc
     return back(klass, view)
@@ -347,7 +348,7 @@ async def reveal(db: DB, klass: Instructor, drill: Annotated[str, Form(max_lengt
                  shown: Annotated[str, Form(max_length=5)] = "1",
                  view: Annotated[str, Form(max_length=20)] = "dashboard") -> Response:
     """Show (or hide again) one drill's answer distribution on the projector."""
-    keys = {d.key for d in (await dashboard.build_projection(db, klass)).drills}
+    keys = {d.key for d in (await projection.build_projection(db, klass)).drills}
     if drill not in keys:
         raise HTTPException(status_code=404, detail="This lesson has no such drill.")
     await classes.reveal(db, klass, drill, shown == "1")

@@ -17,7 +17,6 @@ from app.widgets.base import Widget
 from app.widgets.registry import register
 
 BAR_WIDTH = 360
-LABELS = COMPONENT_LABELS
 
 
 class Params(BaseModel):
@@ -76,7 +75,7 @@ def compute(params: Params) -> CapacityView:
     req = params.request()
     plan = make_plan(req)
     mem = plan.per_gpu
-    parts = [(c, LABELS[c], float(getattr(mem, c))) for c in COMPONENTS]
+    parts = [(c, COMPONENT_LABELS[c], float(getattr(mem, c))) for c in COMPONENTS]
     ticks = linear_ticks(max(mem.total, mem.capacity) / 1e9, BAR_WIDTH, lambda v: f"{v:g} GB", target=4)
     scale = BAR_WIDTH / (ticks[-1].value * 1e9)
     over = max(0, mem.total - mem.capacity)

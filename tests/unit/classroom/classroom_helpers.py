@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import update
 
-from app.classroom import classes, progress
+from app.classroom import classes, progress, seat
 from app.classroom.class_models import Classroom, Member
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, utcnow
@@ -49,9 +49,9 @@ async def join(db: Database, klass: Classroom, name: str, learner: str | None = 
     return member
 
 
-async def open_step(db: Database, member: Member, number: int) -> classes.ClassBanner | None:
+async def open_step(db: Database, member: Member, number: int) -> seat.ClassBanner | None:
     """What the step page does: note the step for the class, then record the visit."""
-    banner = await classes.note_step(db, member.learner_id, OUTLINE.slug, number)
+    banner = await seat.note_step(db, member.learner_id, OUTLINE.slug, number)
     if banner is None or not banner.locked:
         await progress.record_visit(db, member.learner_id, OUTLINE.slug, number)
     return banner

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from app.classroom import classes, dashboard, live
+from app.classroom import dashboard, live, seat
 from app.classroom.dashboard import Dashboard, LearnerRow
 from app.classroom.db import Database
 from tests.unit.classroom.classroom_helpers import (
@@ -45,7 +45,7 @@ async def act(db: Database, rng: random.Random, klass: Any, member: Any) -> None
     elif what == "answer":
         await answer(db, member.learner_id, rng.choice(("2", "14", "16")), rng.random() < 0.4)
     else:
-        await classes.record_activity(db, member.learner_id, OUTLINE.slug)
+        await seat.record_activity(db, member.learner_id, OUTLINE.slug)
 
 
 async def rounds(db: Database, seed: int, learners: int = 8, per_round: int = 3, count: int = 6) -> dict[str, Any]:

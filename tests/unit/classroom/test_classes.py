@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from app.classroom import classes, dashboard
+from app.classroom import classes, dashboard, seat
 from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, utcnow
@@ -134,7 +134,7 @@ def test_a_learner_away_for_an_hour_is_counted_twenty_minutes_on_that_step(url: 
             return float((await s.execute(select(StepTime.seconds).where(StepTime.step == 1))).scalar_one())
 
     # a second of wall clock between the requests
-    assert run(url, scenario) == pytest.approx(classes.IDLE_CAP.total_seconds(), abs=1)
+    assert run(url, scenario) == pytest.approx(seat.IDLE_CAP.total_seconds(), abs=1)
 
 
 def test_hold_locks_the_steps_after_n_and_release_opens_them(url: str) -> None:
@@ -168,24 +168,24 @@ def test_bring_everyone_moves_each_learner_once_then_lets_them_go_on(url: str) -
         member = await join(db, klass, "Ada")
         await open_step(db, member, 1)
         await classes.set_pace(db, klass, "bring", 3, True, 4)
-        first = await classes.poll(db, member.learner_id, OUTLINE.slug, 1, "0.1", False)
+        first = await seat.poll(db, member.learner_id, OUTLINE.slug, 1, "0.1", False)
         await open_step(db, member, 3)
-        later = await classes.poll(db, member.learner_id, OUTLINE.slug, 4, "1.1", False)
+        later = await seat.poll(db, member.learner_id, OUTLINE.slug, 4, "1.1", False)
         return [first.move_to, later.move_to, later.changed]
 
     assert run(url, scenario) == [3, None, False]
 
 
 def test_bring_without_move_changes_the_banner_but_moves_nobody(url: str) -> None:
-    async def scenario(db: Database) -> tuple[classes.Poll, classes.Poll]:
+    async def scenario(db: Database) -> tuple[seat.Poll, seat.Poll]:
         klass, _ = await new_class(db)
         member = await join(db, klass, "Ada")
         banner = await open_step(db, member, 1)
         assert banner is not None
         await classes.set_pace(db, klass, "bring", 2, False, 4)
-        changed = await classes.poll(db, member.learner_id, OUTLINE.slug, 1, banner.token, False)
+        changed = await seat.poll(db, member.learner_id, OUTLINE.slug, 1, banner.token, False)
         assert changed.banner is not None
-        same = await classes.poll(db, member.learner_id, OUTLINE.slug, 1, changed.banner.token, False)
+        same = await seat.poll(db, member.learner_id, OUTLINE.slug, 1, changed.banner.token, False)
         return changed, same
 
     changed, same = run(url, scenario)
@@ -228,7 +228,7 @@ def test_a_closed_class_records_nothing_more_and_accepts_nobody(url: str) -> Non
 def test_a_class_past_its_end_time_is_closed(url: str) -> None:
     async def scenario(db: Database) -> bool:
         klass, _ = await classes.create_class(db, "Short", OUTLINE, 1.0)
-        return classes.is_open(klass, utcnow() + timedelta(hours=1, seconds=1))
+        return seat.is_open(klass, utcnow() + timedelta(hours=1, seconds=1))
 
     assert run(url, scenario) is False
 

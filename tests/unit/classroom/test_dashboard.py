@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event, insert
 
-from app.classroom import classes, dashboard
+from app.classroom import classes, dashboard, figures, seat
 from app.classroom.class_models import Member, StepTime
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, Learner, StepProgress, utcnow
@@ -45,7 +45,7 @@ def test_the_grid_shows_done_current_and_not_reached_per_learner(url: str) -> No
 
 
 def test_drill_stats_give_share_right_and_the_commonest_wrong_answers_as_typed(url: str) -> None:
-    async def scenario(db: Database) -> dashboard.DrillStats:
+    async def scenario(db: Database) -> figures.DrillStats:
         klass, _ = await new_class(db)
         people = [await join(db, klass, f"L{i}") for i in range(4)]
         for typed, right, who in [("16", True, 0), ("8 ", False, 1), ("8", False, 2), ("2", False, 3),
@@ -140,7 +140,7 @@ def test_a_widget_move_counts_as_activity(url: str) -> None:
         ada = await join(db, klass, "Ada")
         await open_step(db, ada, 1)
         await rewind(db, ada, 600)
-        recorded = await classes.record_activity(db, ada.learner_id, OUTLINE.slug)
+        recorded = await seat.record_activity(db, ada.learner_id, OUTLINE.slug)
         return (await dashboard.build_dashboard(db, klass)).rows[0].idle_seconds, recorded
 
     idle, recorded = run(url, scenario)

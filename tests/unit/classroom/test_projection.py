@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from app.classroom import classes, dashboard
+from app.classroom import classes, dashboard, projection
 from app.classroom.db import Database, upgrade
 from tests.unit.classroom.classroom_helpers import answer, finish_step, join, new_class, open_step, reload, run
 
 
-def figures(view: dashboard.Dashboard | dashboard.Projection) -> dict[str, Any]:
+def figures(view: dashboard.Dashboard | projection.Projection) -> dict[str, Any]:
     """Everything the projector shows."""
     return {
         "joined": view.counts.joined, "finished": view.counts.finished,
@@ -41,7 +41,7 @@ async def a_class(db: Database, seed: int) -> list[tuple[dict[str, Any], dict[st
     for _ in range(2):
         klass = await reload(db, klass)
         seen.append((figures(await dashboard.build_dashboard(db, klass)),
-                     figures(await dashboard.build_projection(db, klass))))
+                     figures(await projection.build_projection(db, klass))))
         await classes.close(db, klass)
         await answer(db, members[0].learner_id, "99", False)
     return seen
