@@ -72,7 +72,9 @@
     if (foot && gridFoot) gridFoot.innerHTML = foot.innerHTML;
     updates.innerHTML = "";
     // who may be stuck changes with the clock too: the summary's list says who, every poll
-    const stuck = new Set(Array.from(document.querySelectorAll("#live-summary [data-stuck]"), (li) => li.dataset.stuck));
+    // (the list names the worst 50; data-stuck-ids names every one flagged)
+    const list = document.querySelector("#live-summary [data-stuck-ids]");
+    const stuck = new Set(list ? list.dataset.stuckIds.split(" ").filter(Boolean) : []);
     Array.from(body.rows).forEach((r) => mark(r, stuck.has(r.dataset.learner)));
     const table = body.closest("table");
     if (table) table.dataset.learners = String(body.rows.length);

@@ -31,6 +31,9 @@ from app.classroom.outline import Outline
 from app.classroom.progress import step_state
 from app.classroom.seat import IDLE_CAP, aware, horizon
 
+# The stuck list names the worst 50 with their reasons and counts the rest: an instructor acts on the top of it,
+# and a class of 600 where half sat idle would otherwise send 40 kB of it with every 2-second poll.
+STUCK_SHOWN = 50
 STUCK_WRONG = 3  # wrong attempts on one drill since the last right one
 STUCK_P75_FACTOR = 2.0  # time on a step this many times the class's 75th percentile
 STUCK_MIN_SECONDS = 120.0  # nobody is flagged for time on a step before two minutes
@@ -91,6 +94,16 @@ class Dashboard(BaseModel):
     generated_at: datetime
     stamp: str = Field(default="", description="The poll sends it back: rows changed since then come next")
     partial: bool = Field(default=False, description="rows holds only the rows changed since the poll's stamp")
+
+    @property
+    def stuck_shown(self) -> list[Flagged]:
+        """The stuck list as the page writes it out: the worst STUCK_SHOWN, reasons and all."""
+        return self.stuck[:STUCK_SHOWN]
+
+    @property
+    def stuck_ids(self) -> str:
+        """Every flagged member's id, for the grid's marks (a few bytes each, where a line with reasons is ~70)."""
+        return " ".join(str(f.member_id) for f in self.stuck)
 
 
 @dataclass

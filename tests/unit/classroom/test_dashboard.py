@@ -12,6 +12,7 @@ from app.classroom import classes, dashboard, figures, seat
 from app.classroom.class_models import Member, StepTime
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, Learner, StepProgress, utcnow
+from app.web.templating import Templates
 from tests.unit.classroom.classroom_helpers import (
     DRILL,
     OUTLINE,
@@ -238,3 +239,21 @@ def test_opening_a_held_step_counts_as_activity(url: str) -> None:
 
     locked, idle, step = run(url, scenario)
     assert locked and idle < 5 and step == 1
+
+
+def test_the_stuck_list_names_the_worst_fifty_and_counts_the_rest_while_the_grid_marks_all(url: str) -> None:
+    """A class of 120 gone quiet: the summary names 50 with their reasons and says "and 70 more", and the ids of
+    all 120 travel in one attribute the grid's marks read (static/dashboard.js), so no row loses its mark."""
+    async def scenario(db: Database) -> tuple[dashboard.Dashboard, str]:
+        klass, _ = await new_class(db)
+        await _fill(db, klass.id, learners=120)
+        board = await dashboard.build_dashboard(db, await reload(db, klass), now=utcnow() + timedelta(minutes=6))
+        macro = Templates().env.get_template("classroom/_live.html").module.summary  # type: ignore[attr-defined]
+        return board, str(macro(board, "http://127.0.0.1/join"))
+
+    board, html = run(url, scenario)
+    assert board.counts.stuck == 120 and len(board.stuck) == 120
+    assert html.count("<li data-stuck=") == dashboard.STUCK_SHOWN == 50
+    assert "and 70 more, marked in the grid" in html
+    ids = html.split('data-stuck-ids="')[1].split('"')[0].split()
+    assert sorted(ids) == sorted(str(f.member_id) for f in board.stuck)
