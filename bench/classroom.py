@@ -12,7 +12,9 @@ Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--wor
      [--profile]                         cProfile in the server's workers: top functions by CPU, CPU by route
      [--server-cpu]                      the workers' CPU seconds and CPU per request, without the profiler
 The server started here keeps idle connections 30 s (--timeout-keep-alive), as a load balancer would.
-An asyncio + httpx load generator; randomness is seeded (--seed).
+An asyncio load generator (uvloop): the learners use bench/light_http.py, a light keep-alive client, so the
+generator leaves the cores to the server (--httpx: httpx, as before, about ten times the CPU); the instructor
+uses httpx. Randomness is seeded (--seed).
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import uvloop
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from light_http import LightClient, LightError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = "what-ai-workloads-need"
@@ -130,6 +136,16 @@ def read_forms(html: str) -> Forms:
 # --- measuring -------------------------------------------------------------------------------------------
 
 
+Client = httpx.AsyncClient | LightClient
+USE_HTTPX = False  # --httpx: the learners use httpx, as the bench did before light_http.py
+
+
+def learner_client(base: str) -> Client:
+    if USE_HTTPX:
+        return httpx.AsyncClient(base_url=base, timeout=30, limits=httpx.Limits(max_connections=3), verify=TLS)
+    return LightClient(base, timeout=30, max_connections=3, tls=TLS)
+
+
 @dataclass
 class Stats:
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
@@ -139,12 +155,12 @@ class Stats:
     began: float = field(default_factory=time.perf_counter)
     timeline: list[tuple[float, str, float]] = field(default_factory=list)  # (started at s, route, seconds)
 
-    async def call(self, client: httpx.AsyncClient, route: str, method: str, url: str, ok: tuple[int, ...],
-                   **kw: Any) -> httpx.Response | None:
+    async def call(self, client: Client, route: str, method: str, url: str, ok: tuple[int, ...],
+                   **kw: Any) -> Any:
         start = time.perf_counter()
         try:
             r = await client.request(method, url, **kw)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, LightError) as exc:
             self._time(route, start)
             self._error(route, f"{type(exc).__name__} on {url}")
             return None
@@ -229,8 +245,7 @@ class Learner:
 
     async def run(self, start_within: float) -> None:
         await pause(self.stop, self.rng.uniform(0, start_within))
-        limits = httpx.Limits(max_connections=3)
-        async with httpx.AsyncClient(base_url=self.base, timeout=30, limits=limits, verify=TLS) as c:
+        async with learner_client(self.base) as c:
             page = await self.stats.call(c, "GET /join/{code}", "GET", f"/join/{self.code}", (200,))
             if page is None:
                 return
@@ -245,7 +260,7 @@ class Learner:
             finally:
                 poller.cancel()
 
-    async def work(self, c: httpx.AsyncClient, url: str) -> None:
+    async def work(self, c: Client, url: str) -> None:
         while not self.stop.is_set() and url.startswith("/lessons/"):
             r = await self.stats.call(c, "GET /lessons/{slug}/{n}", "GET", url, (200,))
             if r is None:
@@ -277,7 +292,7 @@ class Learner:
     async def think(self, low: float, high: float) -> None:
         await pause(self.stop, self.rng.uniform(low, high))
 
-    async def move_widget(self, c: httpx.AsyncClient, form: Form) -> None:
+    async def move_widget(self, c: Client, form: Form) -> None:
         if self.stop.is_set():  # the run ended while this learner thought: no last click from all at once
             return
         params = dict(form.fields)
@@ -288,7 +303,7 @@ class Learner:
         await self.stats.call(c, route, "GET", form.action, (200, 286, 422), params=params,
                               headers={"HX-Request": "true"})  # 286: a live widget says "stop polling"
 
-    async def answer(self, c: httpx.AsyncClient, form: Form) -> None:
+    async def answer(self, c: Client, form: Form) -> None:
         if self.stop.is_set():
             return
         data = dict(form.fields)
@@ -313,7 +328,7 @@ class Learner:
             if question:
                 form.fields["question"] = str(int(question.group(1)) - 1)
 
-    async def poll_banner(self, c: httpx.AsyncClient) -> None:
+    async def poll_banner(self, c: Client) -> None:
         while not self.stop.is_set():
             await pause(self.stop, BANNER_EVERY)
             if self.banner_url and not self.stop.is_set():
@@ -593,12 +608,16 @@ def main() -> int:
     parser.add_argument("--profile-top", type=int, default=30, help="functions --profile lists")
     parser.add_argument("--server-cpu", action="store_true", help="the workers' CPU per request, no profiler")
     parser.add_argument("--abuse", action="store_true", help="add one client hammering heavy routes and /join")
+    parser.add_argument("--httpx", action="store_true", help="the learners use httpx (the generator's CPU "
+                        "before bench/light_http.py), not the light client")
     args = parser.parse_args()
+    global USE_HTTPX
+    USE_HTTPX = args.httpx
     ran: list[Stats] = []
     print_profile = start_profile(args)
 
     def go(base: str) -> str:
-        stats, stored = asyncio.run(load(base, args.learners, args.seconds, args.seed, args.abuse))
+        stats, stored = uvloop.run(load(base, args.learners, args.seconds, args.seed, args.abuse))
         ran.append(stats)
         if args.timeline:
             print_timeline(stats, args.timeline)
