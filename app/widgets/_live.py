@@ -12,9 +12,9 @@ A change of settings while a run plays or is paused (issue 13, item 3) closes th
 run stands and opens a new one there: simulated time now = simulated time at the last change + (played −
 played at the last change) × the new speed, and the engine continues from the state at the change (training:
 training seconds and tokens done; serving: the queue). Each stretch is a few numbers: `played_at_speed_`, its
-state, then its settings, joined by `_`; stretches are joined by `~`. At most MAX_STRETCHES are kept: past that
-the oldest change is merged into the first stretch (only the last change's state and the recent chart need to
-be exact). Reset, or a new run, clears them.
+state, then its settings, joined by `_`; stretches are joined by `-` (characters no URL escapes). At most
+MAX_STRETCHES are kept: past that the oldest change is merged into the first stretch (only the last change's
+state and the recent chart need to be exact). Reset, or a new run, clears them.
 """
 
 from __future__ import annotations
@@ -90,13 +90,13 @@ class Stretch(BaseModel):
 
 
 def encode(stretches: list[Stretch]) -> str:
-    return "~".join(s.text() for s in stretches)
+    return "-".join(s.text() for s in stretches)
 
 
 def decode(text: str, state_size: int) -> list[Stretch]:
     """The stretches of a valid `segments` value (LiveParams checked it)."""
     found = []
-    for entry in filter(None, text.split("~")):
+    for entry in filter(None, text.split("-")):
         v = [float(x) for x in entry.split("_")]
         found.append(Stretch(played=v[0], at=v[1], speed=v[2], state=tuple(v[3 : 3 + state_size]),
                              settings=tuple(v[3 + state_size :])))  # fmt: skip
@@ -150,7 +150,7 @@ class LiveParams(BaseModel):
     segments: str = Field(
         default="",
         max_length=SEGMENTS_MAX_CHARS,
-        pattern=r"^[0-9._~]*$",
+        pattern=r"^[0-9._-]*$",
         description="The run's stretches of settings, oldest first (see app.widgets._live)",
     )
 
@@ -159,7 +159,7 @@ class LiveParams(BaseModel):
     def _stretches(cls, value: str) -> str:
         """Well-formed stretches: the right count of numbers, in order on both clocks, settings within bounds."""
         size = 3 + cls.STATE_SIZE + len(cls.STRETCH_SETTINGS)
-        entries = [e.split("_") for e in value.split("~")] if value else []
+        entries = [e.split("_") for e in value.split("-")] if value else []
         if len(entries) > MAX_STRETCHES or any(len(e) != size for e in entries):
             raise ValueError(f"A run keeps at most {MAX_STRETCHES} stretches of {size} numbers each.")
         try:
