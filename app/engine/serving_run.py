@@ -4,11 +4,16 @@ A pure function of its parameters, a seed and the elapsed seconds. Arrivals are 
 process counted second by second; the server admits requests as fast as its batch frees slots. To
 bound the work of a call, only the last WINDOW_SECONDS are simulated second by second; the queue at
 the window's start is the fluid (mean) backlog, (arrival rate - capacity) × time when saturated.
+
+A run whose settings changed part-way (`resume`, issue 13 item 3) continues from the queue it had then;
+each earlier stretch keeps its own arrival rate and batch limit, and its seconds read as they did when it
+ended (its window simulated up to its own end), so the chart's past bars and queue do not move.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -50,6 +55,18 @@ class ServingRun(BaseModel):
     mfu: float = Field(
         default=0.4, ge=0.01, le=1, allow_inf_nan=False, description="Share of peak FLOPS when compute binds"
     )
+
+
+class ServingStretch(BaseModel):
+    """An earlier stretch of a run, ended by a change of its settings: until when, the queue then, and the
+    settings that shaped it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    until_seconds: float = Field(ge=0, le=1e12, allow_inf_nan=False, description="Simulated seconds it ended at")
+    queue: float = Field(ge=0, le=1e15, allow_inf_nan=False, description="Requests waiting when it ended")
+    arrival_rate: float = Field(ge=0.001, le=100_000, allow_inf_nan=False, description="Its arrivals a second")
+    max_batch: int = Field(ge=1, le=4096, description="Its batch limit")
 
 
 class Second(BaseModel):
@@ -180,22 +197,51 @@ def _sustained_batch(s: _Server, rate: float) -> tuple[float, float]:
     return batch, s.step(batch) / (1 - busy)
 
 
-def simulate_serving(run: ServingRun, seed: int, elapsed_seconds: float) -> ServingSnapshot:
-    """The serving run's state after `elapsed_seconds` of simulated time; same inputs, same state."""
-    s = _server(run)
+def _seconds(run: ServingRun, s: _Server, seed: int, since: tuple[int, float], stop: int) -> tuple[list[Second], float]:
+    """The seconds of a stretch that began at second `since[0]` with `since[1]` requests waiting, over the last
+    WINDOW_SECONDS up to `stop` (the fluid backlog before them), and the queue at `stop`."""
     mu = s.capacity()
-    elapsed = max(0.0, elapsed_seconds)
-    end = int(elapsed)
-    start = max(0, end - WINDOW_SECONDS)
-    queue = max(0.0, run.arrival_rate - mu) * start
+    first = max(since[0], stop - WINDOW_SECONDS)
+    queue = max(0.0, since[1] + (run.arrival_rate - mu) * (first - since[0]))
     history: list[Second] = []
-    for k in range(start, end):
+    for k in range(first, stop):
         arrivals = poisson(run.arrival_rate, seed, "arrivals", k)
         served = min(queue + arrivals, mu)
         queue = queue + arrivals - served
         history.append(
             Second(at_seconds=k + 1, arrivals=arrivals, queue=queue, ttft_seconds=queue / mu + s.prefill)
         )
+    return history, queue
+
+
+def _history(
+    run: ServingRun, s: _Server, seed: int, end: int, resume: Sequence[ServingStretch]
+) -> tuple[list[Second], float]:
+    """The last WINDOW_SECONDS up to `end`, earlier stretches as they read when they ended, and the queue now."""
+    history: list[Second] = []
+    since = (0, 0.0)
+    for past in resume:
+        stop = max(since[0], min(int(past.until_seconds), end))
+        if stop > end - WINDOW_SECONDS:
+            old = run.model_copy(update={"arrival_rate": past.arrival_rate, "max_batch": past.max_batch})
+            seconds, _ = _seconds(old, _server(old), seed, since, stop)
+            history += [h for h in seconds if h.at_seconds > end - WINDOW_SECONDS]
+        since = (stop, past.queue)
+    own, queue = _seconds(run, s, seed, since, end)
+    return (history + own)[-WINDOW_SECONDS:], queue
+
+
+def simulate_serving(
+    run: ServingRun, seed: int, elapsed_seconds: float, resume: Sequence[ServingStretch] = ()
+) -> ServingSnapshot:
+    """The serving run's state after `elapsed_seconds` of simulated time; same inputs, same state.
+
+    `resume` lists the run's earlier stretches, oldest first, each ended by a change of its settings: this
+    run's settings hold from the last one's end, starting from the queue it left."""
+    s = _server(run)
+    mu = s.capacity()
+    elapsed = max(0.0, elapsed_seconds)
+    history, queue = _history(run, s, seed, int(elapsed), resume)
     recent = history[-10:]
     admitted = mu if queue > 0 else min(mu, sum(h.arrivals for h in recent) / max(1, len(recent)))
     batch, tpot = _sustained_batch(s, admitted)

@@ -1,8 +1,17 @@
-"""A training run in simulated time: a pure function of its parameters, a seed and the elapsed seconds."""
+"""A training run in simulated time: a pure function of its parameters, a seed and the elapsed seconds.
+
+A run whose settings changed part-way continues from where it stood (`resume`, issue 13 item 3): the tokens
+trained on, the training seconds done, the checkpoints written and the simulated clock carry over, and only the
+rate from the change on is the new one. Checkpoints are due every `checkpoint_every_seconds` of training time,
+whatever the rate, so the clock that maps simulated seconds to training seconds is the same for the whole run
+(as long as the model and the GPU count, which set the write time, stay); only tokens against training seconds
+bend at each change.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -114,6 +123,16 @@ class TrainingRun(BaseModel):
         return checkpointing_value(value)
 
 
+class TrainingResume(BaseModel):
+    """Where a run stood when its settings changed: the settings from then on continue from here."""
+
+    model_config = ConfigDict(frozen=True)
+
+    elapsed_seconds: float = Field(ge=0, le=1e15, allow_inf_nan=False, description="Simulated seconds then")
+    training_seconds: float = Field(ge=0, le=1e15, allow_inf_nan=False, description="Training seconds done then")
+    tokens_done: float = Field(ge=0, le=1e17, allow_inf_nan=False, description="Tokens trained on then")
+
+
 class LossPoint(BaseModel):
     """The training loss after some tokens."""
 
@@ -135,6 +154,7 @@ class TrainingSnapshot(BaseModel):
     """The state of a training run at one moment of simulated time."""
 
     elapsed_seconds: float = Field(description="Simulated seconds since the start")
+    training_seconds: float = Field(default=0, description="Simulated seconds spent training so far (not writing)")
     phase: Literal["training", "checkpointing", "finished"] = Field(description="What the run is doing now")
     finished: bool = Field(description="True once every token is trained on and the last checkpoint written")
     progress: float = Field(description="Share of the training tokens done, 0 to 1")
@@ -157,9 +177,11 @@ class TrainingSnapshot(BaseModel):
 
 
 class _Pace(BaseModel):
-    """The run's fixed rates, worked out once from its parameters."""
+    """The run's fixed rates, worked out once from its parameters, and the path its tokens took so far."""
 
     rate: float
+    knots: list[tuple[float, float]] = Field(description="(training seconds, tokens) at the start and each change")
+    final_tokens: float = Field(description="Tokens done when the training is over")
     gpu_rate: float
     loader_rate: float | None
     step_tokens: float
@@ -169,8 +191,8 @@ class _Pace(BaseModel):
     parameters: int
 
 
-def _pace(run: TrainingRun, arch: Architecture) -> _Pace:
-    """GPU demand, loader supply, the rate that follows, and the checkpoint cost."""
+def _pace(run: TrainingRun, arch: Architecture, resume: Sequence[TrainingResume] = ()) -> _Pace:
+    """GPU demand, loader supply, the rate that follows, the checkpoint cost, and what is left after `resume`."""
     flops_per_token = compute.training_flops(arch.active_parameters, 1)
     working = training_precision(run.optimizer, run.precision)
     peak = compute.training_peak(get_gpu(run.gpu), working, run.fp8_speedup)
@@ -182,16 +204,55 @@ def _pace(run: TrainingRun, arch: Architecture) -> _Pace:
     state = training_state(run.optimizer, run.precision)
     ckpt = math.ceil(arch.parameters * (state.weights + state.optimizer))
     nodes = math.ceil(run.gpus / DGX_H100.gpus)
+    write = ckpt / (run.checkpoint_bandwidth * nodes)
+    knots, left = _knots(run, write, resume)
     return _Pace(
         rate=rate,
+        knots=knots,
+        final_tokens=knots[-1][1] + left,
         gpu_rate=gpu_rate,
         loader_rate=loader,
         step_tokens=run.batch_size * run.context_tokens * run.gpus,
-        compute_seconds=run.train_tokens / rate,
-        write_seconds=ckpt / (run.checkpoint_bandwidth * nodes),
+        compute_seconds=knots[-1][0] + left / rate,
+        write_seconds=write,
         checkpoint_bytes=ckpt,
         parameters=arch.parameters,
     )
+
+
+def _clock(run: TrainingRun, write_seconds: float, elapsed: float) -> float:
+    """Training seconds by `elapsed` in a run that writes a checkpoint after every interval of training."""
+    cycles, into = divmod(elapsed, run.checkpoint_every_seconds + write_seconds)
+    return cycles * run.checkpoint_every_seconds + min(into, run.checkpoint_every_seconds)
+
+
+def _knots(
+    run: TrainingRun, write_seconds: float, resume: Sequence[TrainingResume]
+) -> tuple[list[tuple[float, float]], float]:
+    """The (training seconds, tokens) the run stood at when it started and at each change, and the tokens left.
+
+    A change made once every token was trained on (the final checkpoint being written, or written) leaves
+    nothing to train: a larger target is a new run. So does a target at or below the tokens already done."""
+    knots = [(0.0, 0.0)]
+    for point in resume:
+        seconds = max(point.training_seconds, knots[-1][0])
+        knots.append((seconds, max(point.tokens_done, knots[-1][1])))
+    last = resume[-1] if resume else None
+    over = last is not None and _clock(run, write_seconds, last.elapsed_seconds) > last.training_seconds + 1e-3
+    return knots, 0.0 if over else max(0.0, run.train_tokens - knots[-1][1])
+
+
+def _tokens_at(p: _Pace, seconds: float) -> float:
+    """Tokens done after `seconds` of training: along the path so far, then at the run's rate."""
+    last_seconds, last_tokens = p.knots[-1]
+    if seconds >= p.compute_seconds:
+        return p.final_tokens
+    if seconds >= last_seconds:
+        return last_tokens + (seconds - last_seconds) * p.rate
+    for (s0, t0), (s1, t1) in zip(p.knots, p.knots[1:], strict=False):
+        if seconds <= s1:
+            return t0 + (t1 - t0) * (seconds - s0) / (s1 - s0) if s1 > s0 else t1
+    return last_tokens
 
 
 def loss_at(parameters: float, tokens: float, vocab: int) -> float:
@@ -209,10 +270,10 @@ def _noisy_loss(arch: Architecture, tokens: float, seed: int, index: int) -> flo
 
 
 def _compute_done(run: TrainingRun, p: _Pace, elapsed: float) -> tuple[float, bool]:
-    """Seconds of training done by `elapsed`, and whether a checkpoint is being written now."""
-    cycle = run.checkpoint_every_seconds + p.write_seconds
-    cycles, into = divmod(elapsed, cycle)
-    done = cycles * run.checkpoint_every_seconds + min(into, run.checkpoint_every_seconds)
+    """Seconds of training done by `elapsed` (never less than at the last change), and whether a checkpoint is
+    being written now."""
+    into = elapsed % (run.checkpoint_every_seconds + p.write_seconds)
+    done = max(_clock(run, p.write_seconds, elapsed), p.knots[-1][0])
     return min(done, p.compute_seconds), into > run.checkpoint_every_seconds
 
 
@@ -233,22 +294,28 @@ def _total_seconds(run: TrainingRun, p: _Pace) -> float:
     return p.compute_seconds + writes * p.write_seconds
 
 
-def simulate_training(run: TrainingRun, seed: int, elapsed_seconds: float) -> TrainingSnapshot:
-    """The run's state after `elapsed_seconds` of simulated time; same inputs, same state."""
+def simulate_training(
+    run: TrainingRun, seed: int, elapsed_seconds: float, resume: Sequence[TrainingResume] = ()
+) -> TrainingSnapshot:
+    """The run's state after `elapsed_seconds` of simulated time; same inputs, same state.
+
+    `resume` lists where the run stood at each earlier change of its settings, oldest first: the run continues
+    from the last one at this run's rate, and the path before it (checkpoints taken then) stays as it was."""
     arch = get_arch(run)
-    p = _pace(run, arch)
+    p = _pace(run, arch, resume)
     total = _total_seconds(run, p)
     elapsed = max(0.0, elapsed_seconds)
     done, writing = _compute_done(run, p, elapsed)
     finished = elapsed >= total
     training = not finished and not writing and done < p.compute_seconds
-    tokens = run.train_tokens if done >= p.compute_seconds else done * p.rate
+    tokens = _tokens_at(p, done)
     step = int(tokens // p.step_tokens)
     util = p.rate / p.gpu_rate if training else 0.0
     gpu = get_gpu(run.gpu)
     count = _checkpoint_count(run, p, elapsed)
     return TrainingSnapshot(
         elapsed_seconds=elapsed,
+        training_seconds=done,
         phase="finished" if finished else "training" if training else "checkpointing",
         finished=finished,
         progress=min(1.0, tokens / run.train_tokens),
@@ -291,7 +358,7 @@ def _checkpoints(run: TrainingRun, arch: Architecture, p: _Pace, count: int, see
     found = []
     for i in range(max(1, count - CHECKPOINTS_SHOWN + 1), count + 1):
         trained = min(i * run.checkpoint_every_seconds, p.compute_seconds)
-        tokens = run.train_tokens if trained >= p.compute_seconds else trained * p.rate
+        tokens = _tokens_at(p, trained)
         found.append(
             Checkpoint(
                 index=i,

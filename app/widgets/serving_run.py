@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -11,7 +11,7 @@ from app.engine.models import CATALOG, check_model_id
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import serving_load, serving_request
-from app.engine.serving_run import ServingRun, ServingSnapshot, simulate_serving
+from app.engine.serving_run import ServingRun, ServingSnapshot, ServingStretch, simulate_serving
 from app.engine.text import num, seconds
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot, nice_max
@@ -24,7 +24,14 @@ NODE_SPLITS = (1, 2, 4, 8)  # tensor-parallel splits tried, fewest GPUs first
 
 
 class Params(_live.LiveParams):
-    """Settings of the service; the live fields come from LiveParams."""
+    """Settings of the service; the live fields come from LiveParams.
+
+    The service continues across a change of its arrival rate, batch limit or replay length; a new model (other
+    weights, maybe more GPUs) or seed (other arrivals) is a new run."""
+
+    STRETCH_SETTINGS: ClassVar[tuple[str, ...]] = ("arrival_rate", "max_batch")
+    STATE_SIZE: ClassVar[int] = 1  # requests waiting
+    RUN_IDENTITY: ClassVar[tuple[str, ...]] = ("model", "seed")
 
     model: str = Field(default="llama-3.1-8b", description="Catalog model id")
     arrival_rate: float = Field(
@@ -151,6 +158,32 @@ def _announce(state: _live.LiveState, snap: ServingSnapshot | None) -> str:
     return f"Serving run running, {verdict}."
 
 
+def _resume(stretches: list[_live.Stretch]) -> list[ServingStretch]:
+    """The stretches before the last, each with its own settings, ended by the next one's start."""
+    return [
+        ServingStretch(
+            until_seconds=nxt.at, queue=nxt.state[0], arrival_rate=s.settings[0], max_batch=int(s.settings[1])
+        )
+        for s, nxt in zip(stretches, stretches[1:], strict=False)
+    ]
+
+
+class _Continuation:
+    """The engine's answers _live.resolve needs, for this service."""
+
+    def __init__(self, params: Params, run: ServingRun) -> None:
+        self.params, self.run = params, run
+
+    def close(self, stretches: list[_live.Stretch], simulated: float) -> tuple[float, tuple[float, ...]]:
+        rate, batch = stretches[-1].settings
+        old = self.run.model_copy(update={"arrival_rate": rate, "max_batch": int(batch)})
+        at = min(simulated, SIMULATED_SECONDS)
+        return at, (simulate_serving(old, self.params.seed, at, _resume(stretches)).queue,)
+
+    def end(self, stretches: list[_live.Stretch]) -> float:
+        return SIMULATED_SECONDS
+
+
 def compute(params: Params) -> Result:
     """The service's state now: settings, button pressed and start time in, snapshot and charts out."""
     base = dict(model_name=CATALOG[params.model].name, arrival_rate=params.arrival_rate, max_batch=params.max_batch)
@@ -161,8 +194,8 @@ def compute(params: Params) -> Result:
         lead = "Even split over dgx-1's 8 GPUs the model does not fit: "
         return Result(**base, **_live.refused(exc, lead), gpus=8, node=plan_node_load(plan))
     speed = SIMULATED_SECONDS / params.play_seconds
-    live = _live.resolve(params, params.play_seconds, _live.clock())
-    snap = simulate_serving(run, params.seed, live.played * speed)
+    live = _live.resolve(params, speed, _live.clock(), _Continuation(params, run))
+    snap = simulate_serving(run, params.seed, live.simulated, _resume(live.stretches))
     shown = None if live.status == "ready" else snap
     arrivals, queue, ttft = _charts(snap)
     mu = snap.capacity_requests_per_second

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -17,6 +17,7 @@ from app.engine.text import num, pct
 from app.engine.training_run import (
     RUN_CHECKPOINTING,
     RUN_SEQUENCE_TOKENS,
+    TrainingResume,
     TrainingRun,
     TrainingSnapshot,
     loss_at,
@@ -33,7 +34,15 @@ GPU_CHOICES = (1, 2, 4, 8, 16, 32, 64)
 
 
 class Params(_live.LiveParams):
-    """Settings of the run; the live fields (start time, seed, replay length) come from LiveParams."""
+    """Settings of the run; the live fields (start time, seed, replay length) come from LiveParams.
+
+    A run continues across a change of its MFU, data loader, token target or replay length. A new model or GPU
+    count is a new run: it sets the checkpoint's size and the nodes writing it, and a real job that changes its
+    GPU count restarts from a checkpoint anyway. A new seed is a new run too (another loss wobble)."""
+
+    STRETCH_SETTINGS: ClassVar[tuple[str, ...]] = ("mfu", "tokens", "loader_samples_per_second")
+    STATE_SIZE: ClassVar[int] = 2  # training seconds done, tokens done
+    RUN_IDENTITY: ClassVar[tuple[str, ...]] = ("model", "gpus", "seed")
 
     model: str = Field(default="llama-3.1-8b", description="Catalog model id")
     gpus: Annotated[int, one_of(*GPU_CHOICES)] = Field(default=8, description="Data-parallel GPUs (ZeRO-3)")
@@ -102,7 +111,7 @@ def _run(p: Params) -> TrainingRun:
 def _chart(run: TrainingRun, snap: TrainingSnapshot, parameters: int, vocab: int) -> LossChart:
     """Loss against tokens: the x axis is the whole run, so the curve grows to the right as it trains."""
     start = loss_at(parameters, 0, vocab)
-    plot = Plot(480, 220, x_max=run.train_tokens, y_max=start * 1.05)
+    plot = Plot(480, 220, x_max=max(run.train_tokens, snap.tokens_done), y_max=start * 1.05)
     xs = [0.0, *(p.tokens for p in snap.loss_curve), snap.tokens_done]
     ys = [start, *(p.loss for p in snap.loss_curve), snap.loss if snap.tokens_done else start]
     frame = plot.frame("Tokens trained on", "Loss (nats a token)", lambda v: _short(v), lambda v: f"{v:g}")
@@ -148,6 +157,32 @@ def _announce(state: _live.LiveState, snap: TrainingSnapshot | None) -> str:
     return f"Training run running.{saved if snap.checkpoints_written else ''}{starved}"
 
 
+def _resume(stretches: list[_live.Stretch]) -> list[TrainingResume]:
+    """Where the run stood at each change: the start of every stretch after the first."""
+    return [
+        TrainingResume(elapsed_seconds=s.at, training_seconds=s.state[0], tokens_done=s.state[1])
+        for s in stretches[1:]
+    ]
+
+
+class _Continuation:
+    """The engine's answers _live.resolve needs, for this run."""
+
+    def __init__(self, params: Params, run: TrainingRun) -> None:
+        self.params, self.run = params, run
+
+    def close(self, stretches: list[_live.Stretch], simulated: float) -> tuple[float, tuple[float, ...]]:
+        settings = dict(zip(Params.STRETCH_SETTINGS, stretches[-1].settings, strict=True))
+        old = _run(self.params.model_copy(update=settings))
+        snap = simulate_training(old, self.params.seed, simulated, _resume(stretches))
+        if snap.total_seconds < simulated:
+            snap = simulate_training(old, self.params.seed, snap.total_seconds, _resume(stretches))
+        return snap.elapsed_seconds, (snap.training_seconds, snap.tokens_done)
+
+    def end(self, stretches: list[_live.Stretch]) -> float:
+        return simulate_training(self.run, self.params.seed, stretches[-1].at, _resume(stretches)).total_seconds
+
+
 def compute(params: Params) -> Result:
     """The run's state now: settings, button pressed and start time in, snapshot and chart out."""
     run = _run(params)
@@ -172,8 +207,8 @@ def compute(params: Params) -> Result:
     speed = max(
         ideal.total_seconds / params.play_seconds, first.total_seconds / (MAX_SLOWDOWN * params.play_seconds)
     )
-    live = _live.resolve(params, first.total_seconds / speed, _live.clock())
-    snap = simulate_training(run, params.seed, live.played * speed)
+    live = _live.resolve(params, speed, _live.clock(), _Continuation(params, run))
+    snap = simulate_training(run, params.seed, live.simulated, _resume(live.stretches))
     shown = None if live.status == "ready" else snap
     done = simulate_training(run, params.seed, first.total_seconds)
     rate = min(first.gpu_tokens_per_second, first.loader_tokens_per_second or first.gpu_tokens_per_second)

@@ -63,6 +63,34 @@ def test_pausing_the_run_freezes_it_and_a_reload_keeps_it_paused(watched: Watche
     watched.assert_clean()
 
 
+def shown_percent(locator: Locator) -> float:
+    return float((locator.text_content() or "").rstrip(" %"))
+
+
+def test_turning_the_loader_down_mid_run_continues_from_where_it_is(watched: Watched, server: Server) -> None:
+    page = watched.page
+    page.goto(server.url + FLAGSHIP + "/5?w=1&play_seconds=20")
+    run = widget(page, "training-run")
+    progress = run.locator('[data-value="progress"]')
+    run.get_by_role("button", name="Start the run").click()
+    expect(progress).to_have_text(re.compile(r"^([6-9]|[1-9]\d) %$"), timeout=10_000)  # past 5 %
+    before = shown_percent(progress)
+    loader = run.get_by_label("Data loader, sequences a second")
+    loader.click()
+    loader.press("Control+a")
+    with page.expect_response(lambda r: "/widgets/training-run" in r.url and "loader_samples_per_second=4" in r.url):
+        page.keyboard.type("4")  # trusted key events: 64 becomes 4 sequences a second, half what the GPUs take
+    expect(run.locator('[data-starved="true"]')).to_be_visible()
+    readings = [shown_percent(progress)]
+    for _ in range(4):
+        page.wait_for_timeout(500)
+        readings.append(shown_percent(progress))
+    assert readings[0] >= before and readings == sorted(readings), (before, readings)  # never back
+    expect(run.locator(".live-status")).to_have_text("Running")
+    expect(page).to_have_url(re.compile(r"segments=[0-9._]+-[0-9._]+"))  # the run's past travels in the address
+    watched.assert_clean()
+
+
 def test_a_slow_loader_starves_the_run_and_fewer_gpus_empty_the_panel(watched: Watched, server: Server) -> None:
     page = watched.page
     page.goto(server.url + FLAGSHIP + "/5")

@@ -28,7 +28,7 @@ def value(html: str, key: str) -> str:
 
 
 def state(response_html: str) -> dict[str, str]:
-    return dict(re.findall(r'<input type="hidden" name="(started_at|elapsed|run_of)" value="([^"]*)">',
+    return dict(re.findall(r'<input type="hidden" name="(started_at|elapsed|run_of|segments)" value="([^"]*)">',
                            response_html))  # fmt: skip
 
 
@@ -114,8 +114,16 @@ def test_a_slow_loader_starves_the_gpus_and_the_panel_shows_it(client: TestClien
 def test_changing_a_setting_while_running_continues_the_run(client: TestClient, clock: Clock) -> None:
     s = start(client, clock)
     clock.now += 10
-    _, html = poll(client, s, "&gpus=4")  # issue 13, item 3: only Reset starts again
+    _, html = poll(client, s, "&mfu=0.3")  # issue 13, item 3: only Reset starts again
     assert value(html, "progress") != "0 %" and state(html)["started_at"] == "1000000.000"
+
+
+def test_a_new_gpu_count_starts_a_new_run_and_says_so(client: TestClient, clock: Clock) -> None:
+    s = start(client, clock)
+    clock.now += 10
+    _, html = poll(client, s, "&gpus=4")  # another checkpoint layout and write time: a real job restarts too
+    assert 'data-status="ready"' in html and value(html, "progress") == "0 %"
+    assert "A new model, GPU count or seed starts a new run." in html
 
 
 def test_a_run_that_does_not_fit_cannot_start(client: TestClient, clock: Clock) -> None:

@@ -14,70 +14,115 @@ def settings(**extra: object) -> Params:
     return Params.model_validate({"play_seconds": 20, **extra})
 
 
+class Fixed:
+    """A run of DURATION simulated seconds at one simulated second a wall second, whatever its settings."""
+
+    def close(self, stretches: list[_live.Stretch], simulated: float) -> tuple[float, tuple[float, ...]]:
+        return min(simulated, DURATION), (simulated, simulated)
+
+    def end(self, stretches: list[_live.Stretch]) -> float:
+        return DURATION
+
+
+def resolve(p: Params, now: float) -> _live.LiveState:
+    return _live.resolve(p, 1.0, now, Fixed())
+
+
 def test_a_fresh_run_is_ready_and_start_begins_it_now() -> None:
-    ready = _live.resolve(settings(), DURATION, now=1000.0)
+    ready = resolve(settings(), now=1000.0)
     assert ready.status == "ready" and ready.played == 0
-    started = _live.resolve(settings(action="start"), DURATION, now=1000.0)
+    started = resolve(settings(action="start"), now=1000.0)
     assert started.status == "running" and started.started_at == 1000.0 and started.elapsed == 0
 
 
 def test_a_running_run_has_played_the_wall_time_since_its_start() -> None:
     p = settings(started_at=1000.0, run_of=settings().fingerprint())
     # sums of the given clock readings: float rounding only
-    assert _live.resolve(p, DURATION, now=1007.5).played == pytest.approx(7.5, rel=1e-9)
+    assert resolve(p, now=1007.5).played == pytest.approx(7.5, rel=1e-9)
 
 
 def test_pause_keeps_what_was_played_and_stops_the_clock() -> None:
     p = settings(started_at=1000.0, action="pause", run_of=settings().fingerprint())
-    paused = _live.resolve(p, DURATION, now=1005.0)
+    paused = resolve(p, now=1005.0)
     # sums of the given clock readings: float rounding only
     assert paused.status == "paused" and paused.started_at == 0 and paused.elapsed == pytest.approx(5.0, rel=1e-9)
-    later = _live.resolve(settings(elapsed=paused.elapsed, run_of=paused.run_of), DURATION, now=9999.0)
+    later = resolve(settings(elapsed=paused.elapsed, run_of=paused.run_of), now=9999.0)
     # sums of the given clock readings: float rounding only
     assert later.status == "paused" and later.played == pytest.approx(5.0, rel=1e-9)
 
 
 def test_resume_continues_from_the_pause() -> None:
     p = settings(elapsed=5.0, action="start", run_of=settings().fingerprint())
-    resumed = _live.resolve(p, DURATION, now=2000.0)
+    resumed = resolve(p, now=2000.0)
     assert resumed.status == "running" and resumed.started_at == 2000.0
-    assert _live.resolve(settings(started_at=2000.0, elapsed=5.0, run_of=resumed.run_of), DURATION,
-                         # fmt: skip; sums of the given clock readings: float rounding only
-                         now=2003.0).played == pytest.approx(8.0, rel=1e-9)
+    again = resolve(settings(started_at=2000.0, elapsed=5.0, run_of=resumed.run_of), now=2003.0)
+    assert again.played == pytest.approx(8.0, rel=1e-9)  # sums of the given clock readings: float rounding only
 
 
 def test_a_run_stops_at_its_end_and_stays_finished() -> None:
     p = settings(started_at=1000.0, run_of=settings().fingerprint())
-    done = _live.resolve(p, DURATION, now=1000.0 + DURATION + 1)
+    done = resolve(p, now=1000.0 + DURATION + 1)
     assert done.status == "finished" and done.played == DURATION
     assert done.form_values()["started_at"] == "0"  # nothing left to poll for
 
 
 def test_start_after_the_end_runs_again_from_the_beginning() -> None:
     p = settings(elapsed=DURATION, action="start", run_of=settings().fingerprint())
-    again = _live.resolve(p, DURATION, now=5000.0)
+    again = resolve(p, now=5000.0)
     assert again.status == "running" and again.elapsed == 0 and again.started_at == 5000.0
 
 
 def test_reset_goes_back_to_ready() -> None:
     p = settings(started_at=1000.0, elapsed=3.0, action="reset", run_of=settings().fingerprint())
-    assert _live.resolve(p, DURATION, now=1004.0).status == "ready"
+    assert resolve(p, now=1004.0).status == "ready"
 
 
 def test_changing_a_setting_continues_a_running_run_from_where_it_is() -> None:
     """Issue 13, item 3: step 5 asks to turn the loader down while the run plays; only Reset starts again."""
-    old = settings().fingerprint()
-    p = settings(gpus=4, started_at=1000.0, elapsed=2.0, run_of=old)
-    continued = _live.resolve(p, DURATION, now=1010.0)
+    old = settings()
+    first = _live.Stretch.of(0, 0, 1.0, (0.0, 0.0), old.stretch_settings())
+    p = settings(loader_samples_per_second=8, started_at=1000.0, elapsed=2.0, run_of=old.fingerprint(),
+                 segments=_live.encode([first]))  # fmt: skip
+    continued = resolve(p, now=1010.0)
     assert continued.status == "running" and continued.played == 12.0 and continued.started_at == 1000.0
-    assert continued.run_of != old
-    paused = _live.resolve(settings(gpus=4, elapsed=7.0, run_of=old), DURATION, now=1010.0)
+    assert continued.run_of == old.fingerprint() and len(continued.stretches) == 2
+    assert continued.stretches[1].played == 12.0 and continued.stretches[1].settings[2] == 8.0
+    paused = resolve(settings(loader_samples_per_second=8, elapsed=7.0, run_of=old.fingerprint()), now=1010.0)
     assert paused.status == "paused" and paused.played == 7.0
+
+
+def test_a_new_gpu_count_or_model_is_a_new_run() -> None:
+    old = settings().fingerprint()
+    for change in ({"gpus": 4}, {"model": "llama-3.1-70b"}, {"seed": 2}):
+        fresh = resolve(settings(started_at=1000.0, elapsed=2.0, run_of=old, **change), now=1010.0)
+        assert fresh.status == "ready" and fresh.played == 0 and fresh.stretches == []
+
+
+def test_more_changes_than_kept_merge_the_oldest_into_the_first_stretch() -> None:
+    p = settings(started_at=1000.0, run_of=settings().fingerprint(), action="")
+    stretches: list[_live.Stretch] = []
+    for n in range(12):
+        p = p.model_copy(update={"mfu": 0.05 * (n + 1), "segments": _live.encode(stretches)})
+        stretches = resolve(settings(**{**p.model_dump(), "segments": p.segments}), now=1000.0 + n).stretches
+    assert len(stretches) == _live.MAX_STRETCHES and stretches[0].played == 0
+    assert [s.played for s in stretches[1:]] == [5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0]
+    assert len(_live.encode(stretches)) <= _live.SEGMENTS_MAX_CHARS
+
+
+@pytest.mark.parametrize("segments", [
+    "1_2_3", "0_0_1_0_0_0.4_1000000000_64-", "0_0_1_0_0_2_1000000000_64", "5_0_1_0_0_0.4_1e9_64",
+    "0_0_0_0_0_0.4_1000000000_64", "5_5_1_0_0_0.4_1000000000_64-4_6_1_0_0_0.4_1000000000_64",
+    "0_0_1_0_0_0.4_1000000000_64" + "-0_0_1_0_0_0.4_1000000000_64" * 8,
+])  # fmt: skip
+def test_a_malformed_segments_value_is_refused(segments: str) -> None:
+    with pytest.raises(ValueError, match="segments"):
+        settings(segments=segments)
+    assert settings(segments="0_0_1_0_0_0.4_1000000000_64").stretches()[0].settings == (0.4, 1e9, 64.0)
 
 
 def test_a_start_time_in_the_future_counts_as_now() -> None:
     p = settings(started_at=5000.0, run_of=settings().fingerprint())
-    assert _live.resolve(p, DURATION, now=1000.0).played == 0
+    assert resolve(p, now=1000.0).played == 0
 
 
 def test_typed_and_default_settings_have_one_fingerprint() -> None:
