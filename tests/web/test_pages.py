@@ -62,7 +62,15 @@ def test_finishing_a_step_marks_it_done_and_moves_on(learner: Learner, client: T
 def test_home_offers_to_continue_where_the_learner_left_off(learner: Learner, client: TestClient) -> None:
     assert "Continue where you left off" not in client.get("/").text
     learner.open("/lessons/tiny/2")
-    assert 'href="/lessons/tiny/2">Continue where you left off' in client.get("/").text
+    assert 'href="/lessons/tiny/2" data-resume="step">Continue where you left off' in client.get("/").text
+
+
+def test_home_sends_a_learner_who_finished_to_the_completion_page(learner: Learner, client: TestClient) -> None:
+    learner.finish_step("tiny", 1)
+    learner.finish_step("tiny", 2)  # the last step: the lesson is finished
+    home = client.get("/").text
+    assert 'href="/lessons/tiny/complete" data-resume="complete">You finished' in home
+    assert "Continue where you left off" not in home
 
 
 def test_progress_survives_a_new_app_with_the_same_data(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
