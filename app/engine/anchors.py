@@ -213,7 +213,7 @@ ANCHORS: tuple[Anchor, ...] = (
         id="llama3-mfu-16k", job="Llama 3 405B pre-training on 16,384 H100s, 8,192-token sequences",
         quantity="BF16 MFU", unit="%", measured=41.0,
         source="Llama Team, AI @ Meta, 'The Llama 3 Herd of Models' (arXiv 2407.21783, 2024), table 4: "
-        "400 TFLOPs a GPU, 41 % MFU (38 % at 131,072-token sequences, 43 % on 8,192 GPUs)",
+        "400 TFLOPS a GPU, 41 % MFU (38 % at 131,072-token sequences, 43 % on 8,192 GPUs)",
         hardware="H100 80GB SXM at 700 W on RoCE and InfiniBand, the same GPU as dgx-1",
         parameters="PlanRequest's default mfu (the engine takes MFU as an input)",
         engine=_default_mfu,

@@ -131,7 +131,7 @@ def _spec_groups(s: ChipSpecs, which: CpuPeak, gpus: int, gpu_flops: float, gpu_
     side = "1 × H100" if gpus == 1 else "8 × H100"
     whole = "one H100" if gpus == 1 else "dgx-1's eight H100s"
     peak = cpu_peak(which)
-    flops = _bars("Peak FLOP/s", [
+    flops = _bars("Peak FLOPS", [
         ("cpu", f"CPUs ({'AVX-512' if which == 'avx512-fp32' else 'AMX'})", peak, _rate(peak), "bar-cpu"),
         ("gpu", side, gpu_flops, _rate(gpu_flops), "bar-gpu"),
     ], f"The CPUs' {CPU_PEAK_NAMES[which]}: {_rate(peak)}; {whole} in bf16: {_rate(gpu_flops)}.")  # fmt: skip
@@ -157,10 +157,10 @@ def _pace(t: WorkloadTiming) -> str:
     """Which bound sets each side's time."""
     words = {"compute": "the maths", "memory-bandwidth": "reading the weights"}
     if t.cpu.binds == t.gpu.binds == "compute":
-        return "Maths sets the pace on both sides: the time is FLOPs ÷ FLOP/s."
+        return "Maths sets the pace on both sides: the time is the maths to do (FLOPs) ÷ the rate (FLOPS)."
     if t.cpu.binds == t.gpu.binds:
         return ("Reading the weights sets the pace on both sides, so the GPU leads by its bandwidth, not its "
-                "FLOP/s; a bigger batch does more maths for each read.")  # fmt: skip
+                "FLOPS; a bigger batch does more maths for each read.")  # fmt: skip
     return f"On the CPUs {words[t.cpu.binds]} sets the pace; on one H100 {words[t.gpu.binds]} does."
 
 
@@ -217,8 +217,8 @@ WIDGET = register(
         params=Params,
         compute=compute,
         template="widgets/cpu-vs-gpu.html",
-        description="Cores against lanes, peak FLOP/s and memory bandwidth side by side (view: specs), or "
-        "the same prefill, training step or decode batch timed on each (view: timing): FLOPs ÷ FLOP/s, "
+        description="Cores against lanes, peak FLOPS and memory bandwidth side by side (view: specs), or "
+        "the same prefill, training step or decode batch timed on each (view: timing): FLOPs ÷ FLOPS, "
         "floored by the time to read the weights, naming the CPU peak compared.",
     )
 )

@@ -72,3 +72,11 @@ def test_no_non_zero_time_reads_as_zero_microseconds(rendered: list[tuple[str, s
     zeros = [(url, m[0]) for url, text in rendered for m in MICROSECONDS.finditer(text)
              if float(m[1].replace(",", "")) == 0]
     assert zeros == []
+
+
+def test_a_rate_of_arithmetic_is_written_flops_never_flop_per_second(rendered: list[tuple[str, str]]) -> None:
+    """The formatter writes 989 TFLOPS; the prose, axes and sentences say FLOPS too, not FLOP/s or TFLOPs."""
+    other = sorted({(url, m[0]) for url, text in rendered for m in re.finditer(r"\b[TPGE]?FLOP/s\b|\b[TPGE]FLOPs\b",
+                                                                                 text)})
+    assert other == []
+    assert any("TFLOPS" in text for _, text in rendered)

@@ -33,7 +33,7 @@ def bar_widths(html: str) -> dict[str, float]:
 def test_step_11_sets_the_chips_side_by_side_naming_the_cpu_peak(lessons_client: TestClient) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/11").text
     # 5.9× since issue 12: DDR5 at 4,400 MT/s with two DIMMs a channel, 563 GB/s (was 614).
-    assert 'data-value="ratio">69× the FLOP/s, 5.9× the bandwidth' in page
+    assert 'data-value="ratio">69× the FLOPS, 5.9× the bandwidth' in page
     assert "16,896, plus 528 tensor cores" in page and "112 cores at 2.0 GHz" in page
     assert "AVX-512 vector units in fp32 peak" in page and "arithmetic ceilings" in page
 
@@ -41,13 +41,13 @@ def test_step_11_sets_the_chips_side_by_side_naming_the_cpu_peak(lessons_client:
 def test_switching_to_amx_narrows_the_gap(client: TestClient) -> None:
     avx = client.get("/widgets/cpu-vs-gpu?view=specs&cpu_peak=avx512-fp32", headers=HX).text
     amx = client.get("/widgets/cpu-vs-gpu?view=specs&cpu_peak=amx-bf16", headers=HX).text
-    assert "69× the FLOP/s" in avx and "4.3× the FLOP/s" in amx
+    assert "69× the FLOPS" in avx and "4.3× the FLOPS" in amx
     assert bar_widths(avx)["cpu"] < bar_widths(amx)["cpu"]
 
 
 def test_all_eight_gpus_multiply_the_gpu_side(client: TestClient) -> None:
     html = client.get("/widgets/cpu-vs-gpu?view=specs&gpus=8", headers=HX).text
-    assert "552× the FLOP/s, 47.6× the bandwidth" in html and "eight H100s in bf16: 7.9 PFLOPS" in html
+    assert "552× the FLOPS, 47.6× the bandwidth" in html and "eight H100s in bf16: 7.9 PFLOPS" in html
 
 
 def test_step_12_times_the_same_prompt_on_each(lessons_client: TestClient) -> None:

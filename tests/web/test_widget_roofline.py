@@ -31,7 +31,7 @@ def test_the_batch_moves_the_point_right_and_across_the_ridge(client: TestClient
 
 def test_the_chart_has_log_axes_with_units_and_a_text_twin(client: TestClient) -> None:
     r = client.get("/widgets/roofline", headers=HX).text
-    assert "Arithmetic intensity (FLOPs per byte, log scale)" in r and "Attainable FLOP/s (log scale)" in r
+    assert "Arithmetic intensity (FLOPs per byte, log scale)" in r and "Attainable FLOPS (log scale)" in r
     assert 'role="img" aria-labelledby="w1-roofline-caption"' in r and "<table" in r
     assert "with its KV caches, decode never reaches the ridge" in r  # with 1,000 tokens of KV cache a sequence
 
