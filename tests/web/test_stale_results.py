@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 HX = {"HX-Request": "true"}
 FLAGSHIP = "/lessons/what-ai-workloads-need"
-STALE = "Not updated: fix the field above"
+STALE = "Not updated: fix the "  # "field above" or "2 fields marked above"
 
 
 class Page:
@@ -65,6 +65,7 @@ def test_step_21_a_refused_mode_keeps_the_last_valid_plan_and_the_later_changes_
     status, html = page.type(mode="train")
     assert status == 422 and re.search(r'id="w1-precision-error" hx-swap-oob="true">[^<]*int4', html)
     assert STALE in html and page.panel == panel  # the panel did not jump to the lesson's default
+    assert "Not updated: fix the 2 fields marked above." in html  # mode and precision, each marked
     assert result(html) == result(last_valid)  # still the 8B serving plan, said to be stale
     assert page.used["mode"] == "serve" and page.used["model"] == "llama-3.1-8b"
     status, html = page.type(sharding="zero3", mfu="0.7")  # later changes are not ignored
