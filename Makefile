@@ -83,7 +83,9 @@ bench-streamlit: .venv-streamlit/.stamp frontend  ## the weight-storage widget a
 
 screenshots: install-test frontend chromium  ## retake docs/screenshots from a fresh server on 127.0.0.1:8766
 	d=$$(mktemp -d); GPU_CLASSROOM_DATA_DIR=$$d $(BIN)/gpu-classroom serve --port 8766 & pid=$$!; \
-	$(BIN)/python docs/screenshots/take.py --base http://127.0.0.1:8766 --wait 30; rc=$$?; kill $$pid; rm -rf $$d; exit $$rc
+	$(BIN)/python docs/screenshots/take.py --base http://127.0.0.1:8766 --wait 30; rc=$$?; kill $$pid; rm -rf $$d; \
+	[ $$rc = 0 ] || exit $$rc; GC_DOCS_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/pytest -q -p no:randomly \
+	  tests/e2e/test_room_e2e.py tests/e2e/test_stale_results_e2e.py tests/e2e/test_phone_present_e2e.py
 
 clean:                                 ## remove everything installed or generated
 	rm -rf $(VENV) node_modules static/vendor data test-artifacts

@@ -3,17 +3,15 @@ scroll it; presenting mode fits 1280×720 and 1920×1080 with its buttons in vie
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import DOCS_SHOTS, Server
 
 pytestmark = pytest.mark.e2e
 LESSONS = {"what-ai-workloads-need": 21, "understanding-the-work": 0, "what-is-gpu-infrastructure": 0}
 PRESENTABLE = "/lessons/what-is-gpu-infrastructure"
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = DOCS_SHOTS
 
 # Every element of the page that is wider than its box: a cut (overflow hidden) is a failure; a scroll
 # container must be reachable by keyboard, have a name, and show that it scrolls.

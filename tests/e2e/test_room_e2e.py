@@ -4,20 +4,19 @@ as bars per part and named mistakes, the QR is big and the join address unbroken
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.drills.registry import all_drills
-from tests.e2e.conftest import Server, watch
+from tests.e2e.conftest import DOCS_SHOTS, Server, watch
 from tests.e2e.test_classroom_e2e import LESSON, _axe_with, host_class, join_class
 from tests.unit.drills.drill_helpers import answers_for
 
 pytestmark = pytest.mark.e2e
 DRILL = "bytes-per-parameter"
 DRILL_STEP = 7
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "projector-reveal-1920.png"
+SCREENSHOT = DOCS_SHOTS / "projector-reveal-1920.png"
 
 
 def answer_with_a_classic_mistake(page: Page, base: str) -> None:
