@@ -172,14 +172,50 @@
   // through the states the learner stopped at (a fix link, which htmx pushes, is one more such entry), and going
   // back to an entry of another state reloads it: the address holds the whole state, the server renders it.
   const WIDGET_PAUSE = 400;  // ms without an answer: a pause in typing or dragging (a live run polls every 500)
+  // Each entry knows its place (gcIdx), so a popstate can tell Back from Forward.
+  const place = (state) => (state && typeof state.gcIdx === "number" ? state.gcIdx : 0);
   let rendered = location.pathname + location.search;
+  let shown = current();  // the address of the entry the page shows
+  let shownPlace = place(history.state);
   function recordWidgetState(address) {
     if (address === current()) return;
-    history.pushState({ gcWidgets: true }, "", address);
+    shownPlace += 1;
+    history.pushState({ gcWidgets: true, gcIdx: shownPlace }, "", address);
     rendered = location.pathname + location.search;
+    shown = current();
   }
-  document.addEventListener("htmx:pushedIntoHistory", () => { rendered = location.pathname + location.search; });
+  document.addEventListener("htmx:pushedIntoHistory", () => {  // a fix link: htmx pushed it; number it too
+    shownPlace += 1;
+    history.replaceState({ ...(history.state || {}), gcIdx: shownPlace }, "");
+    rendered = location.pathname + location.search;
+    shown = current();
+  });
+  // Back pressed during a pause, before the latest state was recorded (issue 13, item 7: never lose typing): go
+  // forward to the entry the page showed, record the latest state after it, and come back to that entry, so
+  // Back lands on the state before the typing and Forward returns to what was typed.
+  let mending = null;
   window.addEventListener("popstate", (event) => {
+    if (mending && mending.step === "forward") {
+      mending.step = "back";
+      shownPlace = place(history.state) + 1;
+      history.pushState({ gcWidgets: true, gcIdx: shownPlace }, "", mending.latest);
+      rendered = location.pathname + location.search;
+      history.back();
+      return;
+    }
+    if (mending) {
+      mending = null;
+    } else if (shared.size && place(event.state) < shownPlace) {
+      clearTimeout(shareTimer);
+      let latest = shown;
+      shared.forEach((url, wid) => { latest = mergeShare(latest, url, wid); });
+      shared.clear();
+      mending = { latest, step: "forward" };
+      history.forward();
+      return;
+    }
+    shownPlace = place(history.state);
+    shown = current();
     if (event.state && event.state.htmx) return;  // htmx restores (reloads) its own entries
     if (location.pathname + location.search !== rendered) location.reload();
   });

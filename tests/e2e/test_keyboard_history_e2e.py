@@ -112,3 +112,26 @@ def test_typing_in_one_burst_is_one_history_entry(watched: Watched, server: Serv
     box.press_sequentially("7000000000", delay=60)  # faster than a pause: 7e6, 7e7, ... are answered on the way
     expect(page).to_have_url(re.compile(r"w1\.parameters=7000000000\b"))
     assert page.evaluate("history.length") == length + 1
+
+
+def test_back_pressed_before_the_pause_ends_keeps_what_was_typed(watched: Watched, server: Server) -> None:
+    """Back within the 400 ms pause: the page goes back to the state before the typing, and Forward returns to what
+    was typed (before, Back skipped that state too and the typing was gone)."""
+    page = watched.page
+    page.goto(server.url + FLAGSHIP + "/14")
+    plan = open_plan(page)
+    batch = plan.get_by_label("Batch size")
+    with page.expect_response(lambda r: "/widgets/plan" in r.url):
+        batch.fill("2")
+    expect(page).to_have_url(re.compile(r"w\d\.batch_size=2\b"))  # the pause recorded it
+    with page.expect_response(lambda r: "/widgets/plan" in r.url):
+        batch.fill("3")
+    page.evaluate("history.back()")  # at once, inside the pause
+    page.wait_for_timeout(600)
+    page.wait_for_load_state()
+    expect(page).to_have_url(re.compile(r"w\d\.batch_size=2\b"))
+    expect(page.locator('[data-widget="plan"]').get_by_label("Batch size")).to_have_value("2")
+    forward(page)
+    expect(page).to_have_url(re.compile(r"w\d\.batch_size=3\b"))
+    expect(page.locator('[data-widget="plan"]').get_by_label("Batch size")).to_have_value("3")
+    watched.assert_clean()
