@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
 
 from app import startup
 from app.classroom.classes import get_class
@@ -161,6 +162,12 @@ async def _export(args: argparse.Namespace) -> int:
             print(f"error: no class with code {args.code!r}", file=sys.stderr)
             return 2
         text = await export(db, klass, args.what)
+    except (DBAPIError, OSError) as exc:  # no tables yet (never migrated), or no database to reach
+        cause = exc.orig if isinstance(exc, DBAPIError) else exc
+        print(f"error: could not read the classes from the database ({type(cause).__name__}: "
+              f"{str(cause).splitlines()[0]}). Is it running? Run `gpu-classroom migrate` first if it is new.",
+              file=sys.stderr)
+        return 2
     finally:
         await db.close()
     if args.output:

@@ -361,6 +361,30 @@ def test_gpu_classroom_export_prints_a_class(tmp_path: Path, monkeypatch: pytest
     assert main(["export", "ZZZZZZ"]) == 2
 
 
+def test_gpu_classroom_export_on_a_database_never_migrated_or_unreachable_says_so_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import main
+
+    monkeypatch.setenv("GPU_CLASSROOM_DATA_DIR", str(tmp_path))  # an empty folder: a database with no tables
+    assert main(["export", "ABCDEF"]) == 2
+    err = capsys.readouterr().err
+    assert "no such table: classes" in err and "gpu-classroom migrate" in err and "Traceback" not in err
+    monkeypatch.setenv("DATABASE_URL", f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/test")
+    assert main(["export", "ABCDEF"]) == 2
+    err = capsys.readouterr().err
+    assert "could not read the classes" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def test_every_class_page_is_free_of_inline_script_and_style(room: Room) -> None:
     created = room.instructor.create()
     room.instructor.open_dashboard(created)
