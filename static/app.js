@@ -33,12 +33,12 @@
     if (meta) event.detail.headers["X-CSRF-Token"] = meta.content;
   });
 
-  // A widget's request names the panel the page shows (the server leaves an unchanged panel out), read from the
-  // panel's data-key: after back/forward the browser may restore an input's old value, never an attribute.
+  // A widget's request, a drill's answer and a guess name the panel the page shows (the server leaves an unchanged
+  // panel out), read from the panel's data-key: after back/forward the browser may restore an input's old value, never an attribute.
   document.addEventListener("htmx:configRequest", (event) => {
     const panel = document.getElementById("dgx-panel");
     const form = event.detail.elt;
-    if (panel && panel.dataset.key && form && form.matches && form.matches("[data-widget-form]")) {
+    if (panel && panel.dataset.key && form && form.matches && form.matches("[data-widget-form], form.drill-form, form.predict")) {
       event.detail.parameters.panel_key = panel.dataset.key;
     }
   });

@@ -30,6 +30,7 @@ from app.pages.drills import DrillPlace, DrillView, Outcome
 from app.pages.lesson_drills import every_drill, find_drill
 from app.pages.steps import build_step_page
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson, is_htmx
+from app.web.panel import panel_update, shown_panel
 from app.web.responses import problem, retry_after, unprocessable, vary_html
 from app.web.security import require_csrf
 from app.web.templating import Templates
@@ -62,8 +63,8 @@ async def _render(
     if is_htmx(request):
         body = tpl.block(TEMPLATE, "drill", d=view, request=request)
         body += tpl.block(TEMPLATE, "announce", d=view, oob=True)
-        if view.node is not None:
-            body += tpl.block("panel.html", "panel", panel=panel_view(view.node), oob=True)
+        if view.node is not None:  # only when it differs from the panel the page shows (app/web/panel.py)
+            body += panel_update(tpl, view.node, await shown_panel(request))
         return vary_html(body, status, headers)
     page = await build_step_page(db, learner, find_lesson(view.lesson, lessons), view.step, {})
     page.drills[view.index] = view

@@ -15,6 +15,7 @@ import hashlib
 from weakref import WeakKeyDictionary
 
 from markupsafe import Markup
+from starlette.requests import Request
 
 from app.engine.placement import NodeLoad
 from app.pages.contexts import panel_view
@@ -43,3 +44,13 @@ def panel_update(tpl: Templates, node: NodeLoad, shown: str | None) -> str:
         entry = known[digest] = (panel.key, tpl.panel(panel, oob=True))
     key, html = entry
     return "" if key == shown else str(html)  # str: adding Markup to a str would escape the str
+
+
+async def shown_panel(request: Request) -> str | None:
+    """The key of the panel the page shows, as a widget's query string or a posted form carries it."""
+    if "panel_key" in request.query_params:
+        return request.query_params["panel_key"]
+    if request.method == "POST":
+        value = (await request.form()).get("panel_key")  # the form FastAPI already read: no second parse
+        return value if isinstance(value, str) else None
+    return None

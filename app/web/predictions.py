@@ -8,10 +8,11 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.pages.contexts import StepPage, WidgetView, link_keys, panel_view
+from app.pages.contexts import StepPage, WidgetView, link_keys
 from app.pages.predictions import Guess, commit
 from app.pages.steps import page_after
 from app.web.deps import DB, LearnerId, Lessons, Tpl, is_htmx
+from app.web.panel import panel_update, shown_panel
 from app.web.responses import retry_after, vary_html
 from app.web.security import require_csrf
 from app.web.templating import Templates
@@ -48,11 +49,12 @@ async def commit_guess(
         query = f"?{urlencode(g.shared)}" if g.shared else ""
         return RedirectResponse(f"/lessons/{done.lesson.slug}/{g.step}{query}#w{g.w}", status_code=303)
     page, view = await page_after(db, learner, done, g, fragment=fragment)
-    body = _widget(tpl, request, page, view) if fragment else tpl.page("step.html", request=request, page=page)
+    body = (_widget(tpl, request, page, view, await shown_panel(request)) if fragment
+            else tpl.page("step.html", request=request, page=page))
     return vary_html(body, done.status, retry_after(done.retry_after))
 
 
-def _widget(tpl: Templates, request: Request, page: StepPage, view: WidgetView) -> str:
+def _widget(tpl: Templates, request: Request, page: StepPage, view: WidgetView, shown: str | None) -> str:
     """The widget as the step page now shows it, its reveal blocks and the dgx-1 panel out of band."""
     widget = get_widget(view.name)
     assert widget is not None  # the view was built from it
@@ -60,5 +62,6 @@ def _widget(tpl: Templates, request: Request, page: StepPage, view: WidgetView) 
     for i, block in enumerate(page.step.blocks):
         if block.kind == "reveal":  # the explanation opens with the widget
             body += tpl.block("reveal.html", "reveal", block=block, i=i, revealed=page.revealed, oob=True)
-    panel = panel_view(view.node) if view.node else page.panel
-    return body + tpl.block("panel.html", "panel", panel=panel, oob=True)
+    if view.node is not None:  # only when it differs from the panel the page shows (app/web/panel.py)
+        return body + panel_update(tpl, view.node, shown)
+    return body + tpl.block("panel.html", "panel", panel=page.panel, oob=True)

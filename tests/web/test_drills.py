@@ -317,3 +317,21 @@ def test_openapi_documents_the_drill_api_with_response_models(drill_client: Test
 def test_an_odd_hints_count_in_the_address_shows_the_step_without_hints(drills: DrillLearner, hints: str) -> None:
     page = drills.client.get(f"/lessons/drills/2?hints={hints}")
     assert page.status_code == 200 and "Show a hint (1 of 3)" in page.text
+
+
+def test_an_answer_leaves_out_the_panel_the_page_already_shows(drills: DrillLearner) -> None:
+    """The answer's dgx-1 panel goes out of band only when it differs from the one the page sends the key of, as a
+    widget's update does: the second of two answers to the same question, with that panel's key, carries none."""
+    first = drills.answer_right("will-it-fit")
+    key = re.search(r'<aside id="dgx-panel"[^>]*data-key="([^"]+)"', first.text)
+    assert key, "the first answer carries the panel"
+    page = drills.open("will-it-fit")
+    form = {"lesson": "drills", "step": "2", "block": "1", "question": str(drills.question_number(page)),
+            "csrf_token": drills.csrf(page), "panel_key": key.group(1),
+            **{f"answer-{k}": v for k, v in drills.right_answers("will-it-fit").items()}}  # fmt: skip
+    again = drills.client.post("/drills/will-it-fit/answer", data=form, headers={"HX-Request": "true"})
+    assert again.status_code == 200 and "✓ All right" in again.text
+    assert 'id="dgx-panel"' not in again.text
+    form["panel_key"] = "0" * 16  # a page showing another panel gets this one
+    assert 'id="dgx-panel"' in drills.client.post("/drills/will-it-fit/answer", data=form,
+                                                  headers={"HX-Request": "true"}).text
