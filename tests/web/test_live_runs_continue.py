@@ -124,3 +124,21 @@ def test_without_javascript_a_running_run_offers_a_refresh_link(lessons_client: 
     clock.now += 4
     later = lessons_client.get(link.group(1).replace("&amp;", "&")).text
     assert 'data-status="running"' in later and value(later, "progress") != "0 %"
+
+
+def test_after_a_change_the_work_paragraph_says_what_the_run_takes_as_played(
+    lessons_client: TestClient, clock: Clock
+) -> None:
+    """The paragraph that works the run out from the settings would contradict the ETA after a change (the run was
+    faster before it): it says which run it describes, and gives the total as played, the same as the ETA's."""
+    url = "/widgets/training-run?play_seconds=20" + ENVELOPE + "&step=5"
+    started = lessons_client.get(url + "&action=start", headers=HX).text
+    assert "Had these settings held" not in started and "as played" not in started
+    clock.now += 4
+    before = lessons_client.get(f"{url}&{state(started)}", headers=HX).text
+    clock.now += 0.5
+    after = lessons_client.get(f"{url}&{state(before)}&loader_samples_per_second=4", headers=HX).text
+    assert "Had these settings held from the start" in after
+    total = re.search(r"as played it takes ([^<]+?) in all\.", after)
+    assert total, "no total as played"
+    assert value(after, "elapsed").endswith(f" of {total.group(1)}")  # the same total as "Simulated time so far"
