@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse
 from app.pages.contexts import WidgetView, panel_view, widget_view
 from app.pages.lessons import lesson_defaults
 from app.web.deps import Lessons, Tpl, is_htmx
-from app.web.panel import panel_update
+from app.web.panel import panel_update, shown_panel
 from app.web.responses import vary_html
 from app.web.templating import Templates
 from app.widgets.base import Widget
@@ -33,7 +33,7 @@ async def widget(request: Request, name: str, tpl: Tpl, lessons: Lessons) -> HTM
     if not is_htmx(request):
         page = tpl.page("widget_page.html", request=request, w=view, panel=panel_view(view.node))
         return vary_html(page, 422 if view.errors else 200)
-    return _update(tpl, found, view, request.query_params.get("panel_key"), shared=at.in_lesson)
+    return _update(tpl, found, view, await shown_panel(request), shared=at.in_lesson)
 
 
 def _update(tpl: Templates, widget: Widget, view: WidgetView, panel_key: str | None, shared: bool) -> HTMLResponse:

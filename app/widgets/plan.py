@@ -149,7 +149,7 @@ class Params(BaseModel):
         model = info.data.get("model")
         if info.data.get("mode") == "serve" and isinstance(model, str) and model in CATALOG:
             arch = CATALOG[model]
-            if arch.heads % value:
+            if memory.even_split(arch, "serve", value) != value:  # the engine's rule for a tensor-parallel split
                 counts = [str(n) for n in range(1, min(arch.heads, MAX_GPUS) + 1) if arch.heads % n == 0]
                 raise ValueError(f"Serving splits {arch.name}'s {arch.heads} attention heads evenly over the GPUs "
                                  f"(tensor parallel): use {', '.join(counts[:-1])} or {counts[-1]} GPUs.")  # fmt: skip

@@ -175,9 +175,8 @@ class _Continuation:
         settings = dict(zip(Params.STRETCH_SETTINGS, stretches[-1].settings, strict=True))
         old = _run(self.params.model_copy(update=settings))
         snap = simulate_training(old, self.params.seed, simulated, _resume(stretches))
-        if snap.total_seconds < simulated:
-            snap = simulate_training(old, self.params.seed, snap.total_seconds, _resume(stretches))
-        return snap.elapsed_seconds, (snap.training_seconds, snap.tokens_done)
+        # past its end a run stands still: its training seconds and tokens are the final ones
+        return min(simulated, snap.total_seconds), (snap.training_seconds, snap.tokens_done)
 
     def end(self, stretches: list[_live.Stretch]) -> float:
         return simulate_training(self.run, self.params.seed, stretches[-1].at, _resume(stretches)).total_seconds

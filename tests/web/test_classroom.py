@@ -365,6 +365,7 @@ def test_gpu_classroom_export_on_a_database_never_migrated_or_unreachable_says_s
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from app.cli import main
+    from tests.unit.test_startup_failures import closed_port
 
     monkeypatch.setenv("GPU_CLASSROOM_DATA_DIR", str(tmp_path))  # an empty folder: a database with no tables
     assert main(["export", "ABCDEF"]) == 2
@@ -374,15 +375,6 @@ def test_gpu_classroom_export_on_a_database_never_migrated_or_unreachable_says_s
     assert main(["export", "ABCDEF"]) == 2
     err = capsys.readouterr().err
     assert "could not read the classes" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 nothing listens on (bound, then released)."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_every_class_page_is_free_of_inline_script_and_style(room: Room) -> None:
