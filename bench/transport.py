@@ -48,8 +48,9 @@ async def echo(websocket: WebSocket) -> None:
         return
 
 
-app = Starlette(routes=[Route("/", page), Route("/healthz", page), Route("/fragment", fragment),
-                        WebSocketRoute("/socket", echo)])
+app = Starlette(
+    routes=[Route("/", page), Route("/healthz", page), Route("/fragment", fragment), WebSocketRoute("/socket", echo)]
+)
 
 TIME = """async (n) => {
   const pause = () => new Promise((resolve) => setTimeout(resolve, 30));
@@ -60,7 +61,9 @@ TIME = """async (n) => {
   }
   for (let i = 0; i < n; i++) {
     await pause(); const t0 = performance.now();
-    await new Promise((done) => { const x = new XMLHttpRequest(); x.open('GET', '/fragment?i=' + i); x.onload = done; x.send(); });
+    await new Promise((done) => {
+      const x = new XMLHttpRequest(); x.open('GET', '/fragment?i=' + i); x.onload = done; x.send();
+    });
     out.xhr.push(performance.now() - t0);
   }
   const ws = new WebSocket('ws://' + location.host + '/socket');
@@ -84,8 +87,9 @@ def main() -> None:
 
     print("10 kB answer from 127.0.0.1, headless Chromium, median ms (p90):")
     with own_server(1, "", app="bench.transport:app") as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM) if CHROMIUM.exists() else None,
-                                    args=["--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM) if CHROMIUM.exists() else None, args=["--no-sandbox", "--disable-gpu"]
+        )
         tab = browser.new_page()
         tab.goto(base + "/")
         for round_ in range(1, args.rounds + 1):

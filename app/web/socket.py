@@ -2,8 +2,8 @@
 every keystroke (issue 16, item 8).
 
 A browser spends several milliseconds of its own on every HTTP request, even on loopback: on this project's
-2-core machine an XMLHttpRequest for a 10 kB fragment takes 4-6 ms from headless Chromium, a WebSocket round trip
-of the same 10 kB 1.3-1.6 ms (bench/transport.py, docs/widgets.md). So static/app.js carries the GETs htmx makes for widget forms
+2-core machine an XMLHttpRequest for a 10 kB fragment takes 4-6 ms from headless Chromium, a WebSocket round
+trip of the same 10 kB 1.3-1.6 ms (bench/transport.py, docs/widgets.md). So static/app.js carries the GETs htmx makes for widget forms
 and live runs over the page's socket while it is open, and hands each answer back to htmx as the
 XMLHttpRequest's: htmx swaps it as it would have. A page whose socket is closed, refused or slow sends the same
 requests over HTTP.
