@@ -26,7 +26,12 @@ class Params(BaseModel):
     mode: Mode = Field(default="serve", description="serve or train")
     precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     gpu: GpuId = Field(default="h100", description="GPU type")
-    gpus: int = Field(default=1, ge=1, le=64, description="GPUs sharing the work")
+    gpus: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="GPUs sharing the work; serving: a count that divides the model's attention heads",
+    )
     sharding: Sharding = Field(default="zero3", description="Training: how the state spreads over the GPUs")
     batch_size: int = Field(default=1, ge=1, le=1024, description="Sequences together")
     context_tokens: int = Field(

@@ -106,7 +106,12 @@ class Params(BaseModel):
     mode: Mode = Field(default="serve", description="serve or train")
     precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     kv_precision: Precision = Field(default="bf16", description="Storage precision of the KV cache")
-    gpus: int = Field(default=1, ge=1, le=MAX_GPUS, description="GPUs; beyond 8, several dgx-1 nodes")
+    gpus: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs; beyond 8, several dgx-1 nodes; serving: a count that divides the model's attention heads",
+    )
     sharding: Sharding = Field(default="none", description="Training: ZeRO stage")
     batch_size: int = Field(default=1, ge=1, le=4096, description="Sequences together")
     context_tokens: int = Field(
