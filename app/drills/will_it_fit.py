@@ -28,6 +28,7 @@ from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import billions, gb, num
 from app.engine.training_state import training_state
+from app.engine.workload import splits_heads
 
 NAME = "will-it-fit"
 PER_GPU_TOLERANCE = 0.03
@@ -72,7 +73,7 @@ def _serve(rng: random.Random, model: str) -> dict[str, Any]:
     return {
         "mode": "serve",
         "precision": rng.choice(SERVE_PRECISIONS),
-        "gpus": rng.choice(GPU_COUNTS),
+        "gpus": rng.choice([n for n in GPU_COUNTS if splits_heads(arch, n)]),  # tensor parallel: they divide the heads
         "batch_size": rng.choice(SERVE_BATCHES),
         "context_tokens": rng.choice([c for c in SERVE_CONTEXTS if c <= arch.context]),
     }

@@ -69,11 +69,6 @@ def _split_sentences(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown)
         f"Tensor parallelism splits both over {num(req.gpus)} GPUs: {gb(mem.weights)} of weights and "
         f"{gb(mem.kv_cache)} of KV cache on each."
     ]
-    if arch.heads % req.gpus:
-        lines.append(
-            f"{arch.heads} attention heads do not divide evenly over {num(req.gpus)} GPUs; real frameworks "
-            "need a divisor (or pipeline parallelism across nodes), so read this as an even split."
-        )
     if req.gpus > arch.n_kv_heads:
         lines.append(
             f"With {arch.n_kv_heads} KV heads over {num(req.gpus)} GPUs each GPU keeps a whole KV head: "

@@ -14,7 +14,7 @@ from app.engine.models import Architecture
 from app.engine.text import gb
 from app.engine.training_state import shard, training_precision, training_state
 from app.engine.units import BITS_PER_PRECISION
-from app.engine.workload import MAX_GPUS, PlanRequest
+from app.engine.workload import MAX_GPUS, PlanRequest, splits_heads
 
 # CUDA context and libraries on each GPU: about 0.5 GB of CUDA context with PyTorch on an H100, plus
 # cuBLAS/cuDNN/NCCL workspaces and kernel images (engine-cases.md: "CUDA context and kernels take
@@ -270,7 +270,7 @@ def even_split(arch: Architecture, mode: str, gpus: int | None) -> int | None:
     them: the smallest such count at or above `gpus` (None when there is none). Training is data parallel."""
     if gpus is None or mode != "serve":
         return gpus
-    return next((n for n in range(gpus, arch.heads + 1) if arch.heads % n == 0), None)
+    return next((n for n in range(gpus, arch.heads + 1) if splits_heads(arch, n)), None)
 
 
 def _fewest_that_hold(arch: Architecture, k: Knobs, capacity: int) -> int | None:

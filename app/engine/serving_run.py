@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from app.engine import compute, memory
 from app.engine.errors import DoesNotFit
@@ -23,7 +23,7 @@ from app.engine.hardware import get_gpu
 from app.engine.memory import Knobs
 from app.engine.models import Architecture
 from app.engine.randomness import poisson
-from app.engine.workload import MAX_GPUS, GpuId, ModelChoice, PlanRequest, Precision
+from app.engine.workload import MAX_GPUS, GpuId, ModelChoice, PlanRequest, Precision, split_field
 
 WINDOW_SECONDS = 60
 # Fixed-point iterations for the batch size the arrival rate sustains (converges in a handful).
@@ -40,7 +40,10 @@ class ServingRun(BaseModel):
     precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     kv_precision: Precision = Field(default="bf16", description="Storage precision of the KV cache")
     gpus: int = Field(
-        default=1, ge=1, le=MAX_GPUS, description="GPUs the model is split over (tensor parallel)"
+        default=1,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs the model is split over (tensor parallel): a count that divides its attention heads",
     )
     arrival_rate: float = Field(
         default=2.0,
@@ -55,6 +58,12 @@ class ServingRun(BaseModel):
     mfu: float = Field(
         default=0.4, ge=0.01, le=1, allow_inf_nan=False, description="Share of peak FLOPS when compute binds"
     )
+
+    @field_validator("gpus")
+    @classmethod
+    def _even_split(cls, value: int, info: ValidationInfo) -> int:
+        """The run splits every layer's attention heads over its GPUs (tensor parallel): they must divide evenly."""
+        return split_field(value, info, "serve")
 
 
 class ServingStretch(BaseModel):

@@ -37,7 +37,9 @@ class ServingUtilisation(BaseModel):
 
 def serving_utilisation(req: PlanRequest, price_per_gpu_hour: float) -> ServingUtilisation:
     """Busy and useful shares of one decode step, and what a million tokens cost at an hourly price."""
-    plan = make_plan(req.model_copy(update={"mode": "serve"}))
+    if req.mode != "serve":  # served, validated afresh: the GPU count must split the heads
+        req = PlanRequest.model_validate({**dict(req), "mode": "serve"})
+    plan = make_plan(req)
     assert plan.serve is not None  # serve mode always has serving figures
     arch, gpu = req.architecture, get_gpu(req.gpu)
     mem = plan.per_gpu

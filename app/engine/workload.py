@@ -63,6 +63,38 @@ CHECKPOINTING_SCHEMA = WithJsonSchema(
 CheckpointingField = Annotated[Checkpointing, CHECKPOINTING_SCHEMA]
 
 
+def split_counts(arch: Architecture) -> list[int]:
+    """The GPU counts a serving plan can split `arch` over: the divisors of its attention heads."""
+    return [n for n in range(1, min(arch.heads, MAX_GPUS) + 1) if splits_heads(arch, n)]
+
+
+def splits_heads(arch: Architecture, gpus: int) -> bool:
+    """Serving splits every layer's attention heads over the GPUs (tensor parallel): does `gpus` divide them?"""
+    return arch.heads % gpus == 0
+
+
+def check_split(arch: Architecture, mode: str, gpus: int) -> int:
+    """Refuse a serving GPU count that does not divide the attention heads, naming the counts that do (training
+    is data parallel: any count)."""
+    if mode != "serve" or splits_heads(arch, gpus):
+        return gpus
+    counts = [str(n) for n in split_counts(arch)]
+    use = f"{', '.join(counts[:-1])} or {counts[-1]} GPUs" if len(counts) > 1 else "1 GPU"
+    raise ValueError(
+        f"Serving splits {arch.name}'s {arch.heads} attention heads evenly over the GPUs (tensor parallel): "
+        f"use {use}."
+    )
+
+
+def split_field(value: int, info: ValidationInfo, mode: str | None = None) -> int:
+    """The `gpus` field check of a request that names a model (and a mode, or `mode` for one that only serves):
+    a serving count must divide the heads. Declare `gpus` after `model` and `mode` so both are validated first."""
+    model, mode = info.data.get("model"), mode or info.data.get("mode")
+    if model is None or mode is None:  # already refused: its own error says why
+        return value
+    return check_split(get_model(model), mode, value)
+
+
 def _model_kind(value: Any) -> str:
     """Tell a catalog id from an architecture object."""
     return "id" if isinstance(value, str) else "architecture"
@@ -103,8 +135,8 @@ class PlanRequest(BaseModel):
         default=1,
         ge=1,
         le=MAX_GPUS,
-        description="GPUs used; serving splits the model tensor-parallel over them, training runs "
-        "data-parallel; more than 8 means several dgx-1 nodes",
+        description="GPUs used; serving splits the model tensor-parallel over them, so the count must divide "
+        "its attention heads; training runs data-parallel on any count; more than 8 means several dgx-1 nodes",
     )
     sharding: Sharding = Field(
         default="none", description="Training only: ZeRO stage sharding the training state over the GPUs"
@@ -165,6 +197,12 @@ class PlanRequest(BaseModel):
                 f"training needs fp32, bf16, fp16 or fp8 weights: {value} is a storage format for serving"
             )
         return value
+
+    @field_validator("gpus")
+    @classmethod
+    def _even_split(cls, value: int, info: ValidationInfo) -> int:
+        """Serving splits every layer's attention heads over the GPUs (tensor parallel): they must divide evenly."""
+        return split_field(value, info)
 
     @property
     def architecture(self) -> Architecture:

@@ -10,7 +10,7 @@ from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad, idle_node
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import gb
-from app.engine.workload import TRAINING_PRECISIONS, GpuId, Mode, Precision, Sharding
+from app.engine.workload import TRAINING_PRECISIONS, GpuId, Mode, Precision, Sharding, split_field
 from app.widgets._fields import ModelId
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Widget
@@ -26,7 +26,12 @@ class Params(BaseModel):
     mode: Mode = Field(default="serve", description="serve or train")
     precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     gpu: GpuId = Field(default="h100", description="GPU type")
-    gpus: int = Field(default=1, ge=1, le=64, description="GPUs sharing the work")
+    gpus: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="GPUs sharing the work; serving: a count that divides the model's attention heads",
+    )
     sharding: Sharding = Field(default="zero3", description="Training: how the state spreads over the GPUs")
     batch_size: int = Field(default=1, ge=1, le=1024, description="Sequences together")
     context_tokens: int = Field(
@@ -39,6 +44,13 @@ class Params(BaseModel):
         if info.data.get("mode") == "train" and value not in TRAINING_PRECISIONS:
             raise ValueError(f"Training needs fp32, bf16, fp16 or fp8 weights; {value} is for serving only.")
         return value
+
+    @field_validator("gpus")
+    @classmethod
+    def _even_split(cls, value: int, info: ValidationInfo) -> int:
+        """Serving splits every layer's attention heads over the GPUs (tensor parallel): the engine's rule and
+        message, beside the field."""
+        return split_field(value, info)
 
     def request(self) -> PlanRequest:
         return PlanRequest.model_validate(self.model_dump(include=set(PlanRequest.model_fields)))

@@ -11,7 +11,6 @@ from app.engine import memory
 from app.engine.errors import DoesNotFit
 from app.engine.fixes import fixes
 from app.engine.hardware import get_gpu
-from app.engine.models import CATALOG
 from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import gb
@@ -25,6 +24,7 @@ from app.engine.workload import (
     Precision,
     Sharding,
     checkpointing_value,
+    split_field,
 )
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key, engine_range
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
@@ -106,7 +106,12 @@ class Params(BaseModel):
     mode: Mode = Field(default="serve", description="serve or train")
     precision: Precision = Field(default="bf16", description="Storage precision of the weights")
     kv_precision: Precision = Field(default="bf16", description="Storage precision of the KV cache")
-    gpus: int = Field(default=1, ge=1, le=MAX_GPUS, description="GPUs; beyond 8, several dgx-1 nodes")
+    gpus: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs; beyond 8, several dgx-1 nodes; serving: a count that divides the model's attention heads",
+    )
     sharding: Sharding = Field(default="none", description="Training: ZeRO stage")
     batch_size: int = Field(default=1, ge=1, le=4096, description="Sequences together")
     context_tokens: int = Field(
@@ -145,15 +150,9 @@ class Params(BaseModel):
     @field_validator("gpus")
     @classmethod
     def _even_split(cls, value: int, info: ValidationInfo) -> int:
-        """Serving splits every layer's attention heads over the GPUs (tensor parallel): they must divide evenly."""
-        model = info.data.get("model")
-        if info.data.get("mode") == "serve" and isinstance(model, str) and model in CATALOG:
-            arch = CATALOG[model]
-            if memory.even_split(arch, "serve", value) != value:  # the engine's rule for a tensor-parallel split
-                counts = [str(n) for n in range(1, min(arch.heads, MAX_GPUS) + 1) if arch.heads % n == 0]
-                raise ValueError(f"Serving splits {arch.name}'s {arch.heads} attention heads evenly over the GPUs "
-                                 f"(tensor parallel): use {', '.join(counts[:-1])} or {counts[-1]} GPUs.")  # fmt: skip
-        return value
+        """Serving splits every layer's attention heads over the GPUs (tensor parallel): the engine's rule and
+        message, beside the field."""
+        return split_field(value, info)
 
     @field_validator("activation_checkpointing", mode="before")
     @classmethod

@@ -9,6 +9,7 @@ from app.engine.placement import NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.text import seconds
+from app.engine.workload import splits_heads
 from app.widgets._chart import Tick, nice_step, ticks
 from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
@@ -84,7 +85,7 @@ def _plan(model: str, prompt: int, output: int) -> Plan:
     """The request on the fewest GPUs (of 1, 2, 4, 8, 16) that hold the model, tensor parallel."""
     context = max(CACHE_TOKENS, prompt + output)
     plan = None
-    for gpus in SPLITS:
+    for gpus in (n for n in SPLITS if splits_heads(CATALOG[model], n)):  # counts that divide the heads
         plan = make_plan(PlanRequest(model=model, gpus=gpus, prompt_tokens=prompt, output_tokens=output,
                                      context_tokens=context))  # fmt: skip
         if plan.fits:

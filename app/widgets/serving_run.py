@@ -13,6 +13,7 @@ from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import serving_load, serving_request
 from app.engine.serving_run import ServingRun, ServingSnapshot, ServingStretch, simulate_serving
 from app.engine.text import num, seconds
+from app.engine.workload import splits_heads
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot, nice_max
 from app.widgets.base import Widget, one_of
@@ -89,7 +90,7 @@ def _run(p: Params, gpus: int) -> ServingRun:
 def _fitting_run(p: Params) -> tuple[ServingRun, ServingSnapshot]:
     """The run on the fewest GPUs of dgx-1 that hold the model (tensor parallel); DoesNotFit if none do."""
     error: DoesNotFit | None = None
-    for gpus in NODE_SPLITS:
+    for gpus in (n for n in NODE_SPLITS if splits_heads(CATALOG[p.model], n)):  # counts that divide the heads
         run = _run(p, gpus)
         try:
             return run, simulate_serving(run, p.seed, 0)

@@ -36,6 +36,16 @@ def test_two_bad_arguments_are_both_named_on_the_one_line(capsys: pytest.Capture
     assert "--optimizer 'x': choose from 'adam'" in line and "--kv-precision 'fp7': choose from" in line
 
 
+def test_serving_on_a_count_that_does_not_split_the_heads_names_gpus_and_the_counts_that_work(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert bad(capsys, "--model", "llama-3.1-70b", "--gpus", "3") == (
+        "gpu-classroom plan: --gpus 3: Serving splits Llama 3.1 70B's 64 attention heads evenly over the GPUs "
+        "(tensor parallel): use 1, 2, 4, 8, 16, 32 or 64 GPUs"
+    )
+    assert main(["plan", "--model", "llama-3.1-70b", "--gpus", "3", "--mode", "train"]) == 0
+
+
 def test_good_arguments_still_print_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--model", "llama-3.1-8b", "--precision", "bf16"]) == 0
     assert "llama" in capsys.readouterr().out.lower()

@@ -68,6 +68,7 @@ def test_min_gpus_for_serving_is_a_count_that_splits_the_heads(api: TestClient) 
         ({"model": "gpt-5"}, "model", "Unknown model 'gpt-5'"),
         ({"precision": "fp6"}, "precision", "fp32"),
         ({"mode": "train", "precision": "int4"}, "precision", "training needs"),
+        ({"model": "llama-3.1-70b", "gpus": 3}, "gpus", "64 attention heads evenly over the GPUs"),
     ],
 )
 def test_bad_plan_input_is_a_422_naming_the_field_in_a_sentence(
@@ -77,6 +78,22 @@ def test_bad_plan_input_is_a_422_naming_the_field_in_a_sentence(
     assert response.status_code == 422
     detail = response.json()["detail"]
     assert any(e["field"] == field and words in e["message"] for e in detail), detail
+
+
+def test_serving_on_a_count_that_does_not_split_the_heads_is_a_422_at_gpus_training_is_not(api: TestClient) -> None:
+    """Tensor parallel: 70B's 64 heads do not split over 3 GPUs; a custom model's 12 heads not over 8."""
+    response = api.post("/api/plan", json={"model": "llama-3.1-70b", "gpus": 3})
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["field"] == "gpus" and error["loc"] == ["body", "gpus"]
+    assert error["message"].endswith("use 1, 2, 4, 8, 16, 32 or 64 GPUs.")
+    arch = {"layers": 4, "hidden": 768, "heads": 12, "kv_heads": 4, "ffn": 3072, "vocab": 32000}
+    custom = api.post("/api/plan", json={"model": arch, "gpus": 8})
+    assert custom.status_code == 422 and custom.json()["detail"][0]["field"] == "gpus"
+    assert "use 1, 2, 3, 4, 6 or 12 GPUs" in custom.json()["detail"][0]["message"]
+    run = api.post("/api/serving-run", json={"model": "llama-3.1-70b", "gpus": 3})
+    assert run.status_code == 422 and run.json()["detail"][0]["field"] == "gpus"
+    assert api.post("/api/plan", json={"model": "llama-3.1-70b", "gpus": 3, "mode": "train"}).status_code == 200
 
 
 def test_the_model_catalog_lists_parameter_counts(api: TestClient) -> None:

@@ -72,6 +72,15 @@ def test_spreading_llama_70b_over_two_gpus_makes_it_fit(client: TestClient) -> N
     assert "Fits:" in value(r.text, "verdict")
 
 
+def test_serving_llama_70b_on_3_gpus_is_refused_beside_the_gpus_field(client: TestClient) -> None:
+    """Tensor parallel: 64 heads do not split over 3 GPUs (training, data parallel, may use 3)."""
+    r = client.get("/widgets/memory-capacity?model=llama-3.1-70b&gpus=3", headers=HX)
+    error = re.search(r'id="w1-gpus-error"[^>]*>([^<]*)<', r.text)
+    assert r.status_code == 422 and error and "64 attention heads evenly" in error.group(1)
+    assert "1, 2, 4, 8, 16, 32 or 64 GPUs" in error.group(1)
+    assert client.get("/widgets/memory-capacity?model=llama-3.1-70b&gpus=3&mode=train", headers=HX).status_code == 200
+
+
 def test_training_multiplies_the_footprint(client: TestClient) -> None:
     serve = client.get("/widgets/memory-capacity?model=llama-3.1-8b&mode=serve", headers=HX).text
     train = client.get("/widgets/memory-capacity?model=llama-3.1-8b&mode=train", headers=HX).text

@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from app.engine.models import CATALOG, Architecture
+from app.engine.models import CATALOG, Architecture, get_model
 from app.engine.units import PRECISIONS
-from app.engine.workload import TRAINING_PRECISIONS, PlanRequest
+from app.engine.workload import TRAINING_PRECISIONS, PlanRequest, split_counts
 
 # Every law runs the same examples on every machine: derandomized, no deadline (CI machines vary).
 LAW = settings(max_examples=150, derandomize=True, deadline=None)
@@ -36,20 +36,28 @@ def architectures(draw: st.DrawFn) -> Architecture:
     )
 
 
+# Training runs on any count; a serving request draws from the divisors of its model's heads.
+GPU_COUNTS = [1, 2, 3, 4, 8, 16, 64, 1024]
 models = st.one_of(st.sampled_from(sorted(CATALOG)), architectures())
 precisions = st.sampled_from(PRECISIONS)
 
 
 @st.composite
 def requests(draw: st.DrawFn, **fixed: Any) -> PlanRequest:
-    """A plan request in either mode, with any fields fixed by the caller."""
+    """A plan request in either mode, with any fields fixed by the caller.
+
+    Serving splits the attention heads over the GPUs (tensor parallel), so a serving request draws a count that
+    divides them; training (data parallel) draws any count.
+    """
     mode = fixed.get("mode", draw(st.sampled_from(["serve", "train"])))
+    model = draw(models)
+    counts = split_counts(get_model(model)) if mode == "serve" else GPU_COUNTS
     fields: dict[str, Any] = {
-        "model": draw(models),
+        "model": model,
         "mode": mode,
         "precision": draw(st.sampled_from(TRAINING_PRECISIONS if mode == "train" else PRECISIONS)),
         "kv_precision": draw(precisions),
-        "gpus": draw(st.sampled_from([1, 2, 3, 4, 8, 16, 64, 1024])),
+        "gpus": draw(st.sampled_from(counts)),
         "sharding": draw(st.sampled_from(["none", "zero1", "zero2", "zero3"])),
         "batch_size": draw(st.integers(1, 256)),
         "context_tokens": draw(st.integers(1, 131_072)),

@@ -13,6 +13,7 @@ from app.engine.plan import PlanRequest, make_plan
 from app.engine.serving_run import ServingRun, simulate_serving
 from app.engine.training_run import TrainingRun, simulate_training
 from app.engine.units import BITS_PER_PRECISION, PRECISIONS
+from app.engine.workload import split_counts
 from tests.unit.engine.engine_strategies import LAW, architectures, models, requests
 
 ORDERED = sorted(PRECISIONS, key=lambda p: BITS_PER_PRECISION[p])
@@ -22,7 +23,13 @@ CHECKPOINTING = ["none", "selective", "full"]
 @LAW
 @given(req=requests(), more=st.integers(1, 4096))
 def test_more_gpus_never_need_more_memory_per_gpu(req: PlanRequest, more: int) -> None:
-    bigger = req.model_copy(update={"gpus": min(req.gpus + more, 65_536)})
+    """Serving compares with a larger count that still splits the heads (a request the engine accepts)."""
+    if req.mode == "serve":
+        larger = [n for n in split_counts(req.architecture) if n > req.gpus] or [req.gpus]
+        gpus = larger[more % len(larger)]
+    else:
+        gpus = min(req.gpus + more, 65_536)
+    bigger = PlanRequest.model_validate({**dict(req), "gpus": gpus})
     assert per_gpu(bigger).total <= per_gpu(req).total
 
 
