@@ -1,19 +1,19 @@
-"""Widget updates over one WebSocket a page: the answers of `GET /widgets/...`, without a new HTTP request for
-every keystroke (issue 16, item 8).
+"""Widget updates over one WebSocket a page: the answers of `GET /widgets/...`, without a new HTTP request for every
+keystroke (issue 16, item 8).
 
-A browser spends several milliseconds of its own on every HTTP request, even on loopback: on this project's
-2-core machine an XMLHttpRequest for a 10 kB fragment takes 4-6 ms from headless Chromium, a WebSocket round
-trip of the same 10 kB 1.3-1.6 ms (bench/transport.py, docs/widgets.md). So static/app.js carries the GETs htmx makes for widget forms
-and live runs over the page's socket while it is open, and hands each answer back to htmx as the
+A browser spends several milliseconds of its own on every HTTP request, even on loopback: on this project's 2-core
+machine an XMLHttpRequest for a 10 kB fragment takes 4-6 ms from headless Chromium, a WebSocket round trip of the
+same 10 kB 1.3-1.6 ms (bench/transport.py, docs/widgets.md). So static/app.js carries the GETs htmx makes for widget
+forms and live runs over the page's socket while it is open, and hands each answer back to htmx as the
 XMLHttpRequest's: htmx swaps it as it would have. A page whose socket is closed, refused or slow sends the same
 requests over HTTP.
 
-One message is one GET: `{"id": 7, "url": "/widgets/roofline?...", "headers": {"HX-Request": "true", ...}}`.
-The answer runs that GET through the whole app (every middleware, the route, the error pages), with the
-handshake's cookies, so the two transports cannot answer differently. It is one JSON line and the body:
-`{"id": 7, "status": 200, "headers": {"x-share-url": ...}}\\n<div ...>`. Only GETs under /widgets/ travel
-this way: nothing that changes state, so no CSRF token is needed; the handshake must come from this site
-(its Origin, as GuardMiddleware checks a form's).
+One message is one GET: `{"id": 7, "url": "/widgets/roofline?...", "headers": {"HX-Request": "true", ...}}`. The
+answer runs that GET through the whole app (every middleware, the route, the error pages), with the handshake's
+cookies, so the two transports cannot answer differently. It is one JSON line and the body: `{"id": 7, "status":
+200, "headers": {"x-share-url": ...}}\\n<div ...>`. Only GETs under /widgets/ travel this way: nothing that changes
+state, so no CSRF token is needed; the handshake must come from this site (its Origin, as GuardMiddleware checks a
+form's).
 """
 
 from __future__ import annotations
