@@ -22,6 +22,7 @@ import asyncio
 import json
 import logging
 from typing import Any
+from urllib.parse import unquote
 
 from starlette.types import Message, Scope
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -114,22 +115,6 @@ def request_headers(headers: Any) -> dict[str, str]:
 
 async def run_get(scope: Scope, url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], str]:
     """Run `GET url` through the app the socket belongs to, as if it had come over HTTP from the same page."""
-    path, _, query = url.partition("?")
-    kept = [(k, v) for k, v in scope["headers"] if k in KEPT_HEADERS]
-    http: Scope = {
-        "type": "http",
-        "asgi": scope.get("asgi", {"version": "3.0"}),
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "https" if scope.get("scheme") == "wss" else "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query.encode(),
-        "root_path": scope.get("root_path", ""),
-        "client": scope.get("client"),
-        "server": scope.get("server"),
-        "headers": kept + [(k.encode(), v.encode()) for k, v in headers.items()],
-    }
     started: dict[str, Any] = {"status": 500, "headers": []}
     chunks: list[bytes] = []
 
@@ -147,12 +132,29 @@ async def run_get(scope: Scope, url: str, headers: dict[str, str]) -> tuple[int,
             chunks.append(message.get("body", b""))
 
     try:
-        await scope["app"](http, receive, send)
+        await scope["app"](http_scope(scope, url, headers), receive, send)
     except Exception:  # the app's error page (500) has been sent already; the socket carries on
-        log.exception("widget update over the socket failed: %s", path)
-    sent = {
-        k.decode("latin-1"): v.decode("latin-1")
-        for k, v in started["headers"]
-        if k.decode("latin-1").lower().startswith("hx-") or k.decode("latin-1").lower() in SENT_HEADERS
-    }
+        log.exception("widget update over the socket failed: %s", url.partition("?")[0])
+    named = ((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in started["headers"])
+    sent = {k: v for k, v in named if k.startswith("hx-") or k in SENT_HEADERS}
     return int(started["status"]), sent, b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def http_scope(scope: Scope, url: str, headers: dict[str, str]) -> Scope:
+    """The scope of `GET url` from the socket's page: its connection, cookies and host, and htmx's headers."""
+    path, _, query = url.partition("?")
+    kept = [(k, v) for k, v in scope["headers"] if k in KEPT_HEADERS]
+    return {
+        "type": "http",
+        "asgi": scope.get("asgi", {"version": "3.0"}),
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "https" if scope.get("scheme") == "wss" else "http",
+        "path": unquote(path),
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": scope.get("root_path", ""),
+        "client": scope.get("client"),
+        "server": scope.get("server"),
+        "headers": kept + [(k.encode(), v.encode()) for k, v in headers.items()],
+    }

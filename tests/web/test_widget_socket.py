@@ -70,3 +70,23 @@ def test_a_page_of_another_site_cannot_open_the_socket(lessons_client: TestClien
         with pytest.raises(WebSocketDisconnect) as refused, lessons_client.websocket_connect(PATH, headers=headers):
             pass
         assert refused.value.code == 1008
+
+
+def test_a_failure_inside_one_update_is_a_500_answer_and_the_socket_carries_on(
+    lessons_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.web.widgets as route
+
+    real = route.widget_view
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("step") == 4:
+            raise RuntimeError("a bug in one widget")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(route, "widget_view", broken)
+    with lessons_client.websocket_connect(PATH, headers=ORIGIN) as ws:
+        head, body = over_socket(ws, CALC)
+        assert head["status"] == 500 and "Traceback" not in body and "a bug in one widget" not in body
+        head, body = over_socket(ws, "/widgets/roofline?w=1&lesson=what-ai-workloads-need&step=16&predict=false")
+        assert head["status"] == 200 and "FLOPs per byte" in body
