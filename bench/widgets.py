@@ -45,6 +45,7 @@ from app.lessons.blocks import validate_lesson_block  # noqa: E402
 from app.lessons.loader import load_lessons  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from app.web.socket import PATH as SOCKET_PATH  # noqa: E402
 from app.widgets.registry import all_widgets  # noqa: E402
 from bench.classroom import own_server  # noqa: E402 - the class bench's server: free port, temp SQLite, migrated
 
@@ -206,8 +207,8 @@ TIME_FETCH = """async ({urls, n}) => {
 
 # The bare socket message: the same URLs as messages on a WebSocket of the page's own kind (app/web/socket.py),
 # from the send to the whole answer received; nothing parsed, nothing swapped.
-TIME_SOCKET = """async ({urls, n}) => {
-  const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/widgets/socket');
+TIME_SOCKET = """async ({urls, n, path}) => {
+  const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path);
   const opened = await Promise.race([new Promise((resolve) => { ws.onopen = () => resolve(true); }),
                                      new Promise((resolve) => setTimeout(() => resolve(false), 3000))]);
   if (!opened) return [];
@@ -326,7 +327,7 @@ def time_widget(page: Any, base: str, target: Target, edits: int, gap_ms: int, i
     urls = page.evaluate("() => window.__gcBench.urls.slice(-2)")
     into.xhr += page.evaluate(TIME_FETCH, {"urls": urls, "n": edits})
     page.wait_for_timeout(gap_ms)
-    into.socket += page.evaluate(TIME_SOCKET, {"urls": urls, "n": edits})
+    into.socket += page.evaluate(TIME_SOCKET, {"urls": urls, "n": edits, "path": SOCKET_PATH})
     page.wait_for_timeout(gap_ms)
     synthetic = page.evaluate(TIME_SYNTHETIC, {"id": ident, "values": values, "n": edits})
     if synthetic["error"]:
