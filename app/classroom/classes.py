@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -417,9 +417,13 @@ async def reopen(db: Database, klass: Classroom, ends_in_hours: float | None) ->
 async def delete_class(db: Database, klass: Classroom) -> int:
     """Delete the class, its members' names, time on task, and the attempts made in it. Returns members."""
     end = horizon(klass)
-    made_in_class = exists().where(Member.class_id == klass.id, Member.learner_id == DrillAttempt.learner_id,
-                                   DrillAttempt.created_at >= Member.joined_at)
-    attempts = delete(DrillAttempt).where(DrillAttempt.lesson == klass.lesson, made_in_class)
+    # driven by the members (the attempts' learner and lesson index), never a scan of every class's attempts of the
+    # lesson: a term of classes of one lesson made that grow with each class
+    joined = select(Member.joined_at).where(Member.class_id == klass.id,
+                                            Member.learner_id == DrillAttempt.learner_id).scalar_subquery()
+    attempts = delete(DrillAttempt).where(
+        DrillAttempt.learner_id.in_(select(Member.learner_id).where(Member.class_id == klass.id)),
+        DrillAttempt.lesson == klass.lesson, DrillAttempt.created_at >= joined)
     if end is not None:
         attempts = attempts.where(DrillAttempt.created_at <= end)
     members = select(Member.id).where(Member.class_id == klass.id)

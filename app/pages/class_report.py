@@ -91,3 +91,4 @@ def _drill_line(key: str, title: str, people: list[LearnerReport], summary: Room
                      questions=questions,
                      first_try_pct=round(100 * sum(d.first_try for d in lines) / questions) if questions else None,
                      mastered=sum(1 for d in lines if d.mastered), summary=summary)
+
