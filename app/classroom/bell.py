@@ -40,6 +40,7 @@ class Bell:
     every: float = EVERY
     waiting: dict[int, list[Waiter]] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
+    loop: asyncio.AbstractEventLoop | None = None  # the event loop its polls wait in (one per process, in a server)
 
     async def wait(self, class_id: int, token: str, timeout: float = HOLD,
                    gone: asyncio.Future[Any] | None = None) -> int:
@@ -92,8 +93,9 @@ _bells: WeakKeyDictionary[Database, Bell] = WeakKeyDictionary()
 
 
 def bell_for(db: Database) -> Bell:
-    """This process's bell for a database."""
+    """This process's bell for a database (a new one for another event loop, as a test client may run)."""
+    loop = asyncio.get_running_loop()
     bell = _bells.get(db)
-    if bell is None:
-        bell = _bells[db] = Bell(db)
+    if bell is None or bell.loop is not loop:
+        bell = _bells[db] = Bell(db, loop=loop)
     return bell
