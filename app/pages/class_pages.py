@@ -128,6 +128,14 @@ async def teach_page(db: Database, lessons: list[Lesson], instructor: Instructor
     return TeachPage(lessons=lesson_choices(lessons), classes=lines, instructor=instructor is not None, **extra)
 
 
+class OpenLinkPage(Page):
+    """/teach/me?key=…: the classes an instructor link opens, before this browser keeps its key."""
+
+    teach: TeachPage
+    key: str = Field(description="The key the confirming form sends back")
+    mine: bool = Field(description="This browser lists classes of its own, which will join this list")
+
+
 class CreatedPage(Page):
     """A new class's code for the room and the instructor's private links."""
 

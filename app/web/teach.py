@@ -21,7 +21,7 @@ from app.classroom.figures import class_info
 from app.classroom.ratelimit import RateLimited
 from app.lessons.model import Lesson
 from app.pages.class_drills import outline_for
-from app.pages.class_pages import ENDS, CreatedPage, teach_page
+from app.pages.class_pages import ENDS, CreatedPage, OpenLinkPage, teach_page
 from app.settings import Settings
 from app.web.class_common import (
     KEY_COOKIE,
@@ -153,10 +153,9 @@ async def open_link(request: Request, tpl: Tpl, db: DB, lessons: Lessons, settin
     if found is None:
         raise HTTPException(status_code=404, detail="This instructor link opens no classes: it was mistyped, or "
                             "replaced by a newer one.")
-    page = await teach_page(db, lessons, found, admin=bool(settings.admin_token))
-    html = tpl.page("classroom/open-link.html", request=request, page=page, key=key[:100],
-                    mine=owner is not None and owner.id != found.id)
-    return HTMLResponse(html, headers=NO_STORE)
+    page = OpenLinkPage(teach=await teach_page(db, lessons, found, admin=bool(settings.admin_token)), key=key[:100],
+                        mine=owner is not None and owner.id != found.id)
+    return render(tpl, request, "classroom/open-link.html", page, headers=NO_STORE)
 
 
 @router.post("/teach/me", dependencies=[Depends(require_csrf)], response_model=None)
