@@ -18,7 +18,8 @@ from tests.e2e.test_classroom_e2e import LESSON, _axe_with, host_class, join_cla
 from tests.unit.drills.drill_helpers import answers_for
 
 # Every visible text's computed size, the smallest first: [size px, tag, text] (SVG and visually hidden text aside).
-SMALLEST_TEXT = """() => { const found = []; const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+SMALLEST_TEXT = """() => { const found = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walk.nextNode()) { const n = walk.currentNode; const el = n.parentElement; if (!n.textContent.trim()) continue;
     if (el.closest('.visually-hidden, svg')) continue; const r = el.getBoundingClientRect();
     if (!r.width || !r.height) continue;
