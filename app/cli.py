@@ -31,7 +31,6 @@ from app.lessons.rules import glossary_problems, minutes_problems
 from app.pages.class_drills import describe_attempts
 from app.pages.class_report import class_report
 from app.settings import Settings
-from app.web.templating import Templates
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -167,6 +166,8 @@ async def _export(args: argparse.Namespace) -> int:
             return 2
         lessons, _ = load_lessons(settings.lesson_dirs(), validate_lesson_block, strict=False)
         if args.what == "report":  # rendered as the dashboard's export renders it
+            from app.web.templating import Templates  # noqa: PLC0415 - loaded here only: `check` never reads app.web
+
             text = Templates().page("classroom/report.md", report=await class_report(db, klass, lessons))
         else:
             text = await export(db, klass, args.what, describe_attempts(lessons))
