@@ -337,3 +337,32 @@ def test_without_wait_a_poll_answers_at_once_as_before(room: Room) -> None:
     start = time.perf_counter()
     assert ada.poll(page).status_code in (200, 204)
     assert time.perf_counter() - start < 2
+
+
+def test_gpu_classroom_export_writes_the_dashboards_files_with_words_and_the_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import main
+
+    lessons = write_lesson(tmp_path)
+    settings = make_settings(tmp_path, lessons)
+    for r in room_for(settings):
+        created = r.instructor.create(lesson="drills")
+        ada = r.learner()
+        ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+        ada.joins(created.code, "Ada")
+        drill = all_drills()["bytes-per-parameter"]
+        question = learner_question(drill, CY, 0)
+        DrillLearner(ada.client).answer(drill.name, answers_for(drill.name, question.parameters))
+        web_report = r.instructor.client.get(f"/teach/{created.code}/export/report.md").text
+    monkeypatch.setenv("GPU_CLASSROOM_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("GPU_CLASSROOM_LESSONS_DIR", str(lessons))
+    assert main(["export", created.code, "--what", "attempts"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["question_text"] == question.prompt and all(r["expected"] and r["unit"] for r in rows)
+    assert main(["export", created.code, "--what", "report"]) == 0
+    cli_report = capsys.readouterr().out
+
+    def body(text: str) -> str:  # all but the line that says when it was written
+        return re.sub(r" · written [^\n]+", "", text)
+
+    assert body(cli_report) == body(web_report) and "### Step 1: Bytes per parameter to train" in cli_report
