@@ -10,6 +10,7 @@ import asyncio
 import math
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,7 +18,7 @@ from app.classroom import classes, live, owners, projection, room
 from app.classroom.class_models import Classroom, Instructor, Member
 from app.classroom.dashboard import Dashboard
 from app.classroom.db import Database
-from app.classroom.figures import ClassInfo, DrillStats, class_info, outline_of
+from app.classroom.figures import ClassInfo, DrillStats, class_info
 from app.classroom.models import utcnow
 from app.classroom.projection import Projection
 from app.classroom.report import LearnerReport, learner_report
@@ -219,8 +220,6 @@ async def my_class_page(db: Database, klass: Classroom, member: Member, secret: 
 
 
 def resume_link(base: str, klass: Classroom, member: Member, code: str) -> str:
-    from urllib.parse import urlencode
-
     return f"{base}/join/{klass.code}?" + urlencode({"name": member.name, "resume": code})
 
 
@@ -370,10 +369,3 @@ class DeletedPage(Page):
     title: str
     removed: int
 
-
-def info_of(klass: Classroom) -> ClassInfo:
-    return class_info(klass)
-
-
-def steps_of(klass: Classroom) -> int:
-    return len(outline_of(klass).steps)

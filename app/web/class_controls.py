@@ -16,6 +16,7 @@ from app.classroom import classes, owners, projection, roster
 from app.classroom.class_models import Classroom
 from app.classroom.figures import outline_of
 from app.classroom.outline import Outline
+from app.classroom.room import answers_of
 from app.lessons.model import Lesson
 from app.pages.class_drills import outline_for
 from app.pages.class_pages import DeletedPage, cockpit_page, dashboard_page, learner_page
@@ -114,8 +115,6 @@ async def show_answer(db: DB, klass: Instructing, lessons: Lessons, drill: Annot
 
 async def latest_seed(db: DB, klass: Classroom, key: str) -> int | None:
     """The question the projector shows for a drill before an answer is pinned: the latest one answered."""
-    from app.classroom.room import answers_of
-
     rows = (await answers_of(db, klass, [key], limit=1)).get(key, [])
     return rows[0][0] if rows else None
 

@@ -343,3 +343,29 @@ def _seed(learner: str) -> int:
     from app.drills.seeds import learner_seed
 
     return learner_seed(learner, "bytes-per-parameter", 0)
+
+
+def test_the_new_class_pages_are_axe_clean_in_light_and_dark(browser: Browser, server: Server) -> None:
+    from tests.e2e.test_classroom_e2e import _axe_with
+
+    teacher_ctx, ada_ctx = contexts(browser, 2)
+    try:
+        t = teacher_ctx.new_page()
+        code = host_class(t, server.url, "Axe term")
+        ada = ada_ctx.new_page()
+        join_class(ada, server.url, code, "Ada")
+        t.goto(f"{server.url}/teach/{code}")
+        t.get_by_role("link", name="Ada", exact=True).click()
+        learner_page = t.url
+        t.goto(server.url + "/teach")
+        t.get_by_role("button", name="Show my instructor link").click()
+        link = t.locator("[data-link='instructor']").get_attribute("href")
+        assert link
+        pages = [(teacher_ctx, learner_page), (teacher_ctx, server.url + "/teach"), (teacher_ctx, link),
+                 (ada_ctx, f"{server.url}/class/{code}"), (ada_ctx, f"{server.url}/join/{code}?name=Ada&resume=X")]
+        for ctx, url in pages:
+            for scheme in ("light", "dark"):
+                assert _axe_with(browser, ctx.cookies(), url, 1280, scheme) == [], (url, scheme)
+    finally:
+        teacher_ctx.close()
+        ada_ctx.close()
