@@ -130,10 +130,10 @@
   window.addEventListener("pagehide", () => { if (sock.ws) { const ws = sock.ws; sock.ws = null; dropSocket(); ws.close(); } });
   document.addEventListener("visibilitychange", () => { if (!document.hidden) connectSocket(); });
 
-  // The class banner's poll (templates/classroom/banner.html): it asks with wait=1, so the server holds a poll
-  // that finds nothing new until the class changes or 10 s pass (app/classroom/bell.py), and the page asks again
-  // at once after a held answer, never more than once every 5 s; in a hidden tab each answer that brings nothing
-  // new doubles that spacing, up to 60 s, and showing the tab again polls at once. The poll sends the banner's
+  // The class banner's poll (templates/classroom/banner.html): a shown tab asks with wait=1, so the server holds
+  // a poll that finds nothing new until the class changes or 10 s pass (app/classroom/bell.py), and the page asks
+  // again at once after a held answer, never more than once every 5 s; a hidden tab asks without waiting, and each
+  // answer that brings nothing new doubles its spacing, up to 60 s; showing the tab again polls at once. The poll sends the banner's
   // token back as If-None-Match: a class that did not change answers 304, no body.
   const BANNER_EVERY = 5000;
   let bannerAsked = 0;
@@ -164,7 +164,9 @@
     const elt = event.detail.elt;
     if (elt && elt.id === "class-banner" && elt.dataset.token) {
       event.detail.headers["If-None-Match"] = `"banner-${elt.dataset.token}"`;
-      event.detail.parameters.wait = "1";
+      // only a shown tab holds a poll open: a browser keeps 6 connections to a site, and many hidden tabs each
+      // holding one would leave none for the page in front
+      if (!document.hidden) event.detail.parameters.wait = "1";
       bannerAsked = Date.now();
     }
   });
