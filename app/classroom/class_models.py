@@ -39,6 +39,8 @@ class Classroom(Base):
     pace_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
     pace_move: Mapped[bool] = mapped_column(Boolean, default=False, doc="bring: move learners, not just tell them")
     pace_hold: Mapped[bool] = mapped_column(Boolean, default=False, doc="bring: also hold at the step")
+    bring_version: Mapped[int] = mapped_column(
+        Integer, default=0, doc="The pace version the current bring was given at: a member reached it or not")
     pace_version: Mapped[int] = mapped_column(
         Integer, default=0, doc="Bumped on every change a learner's banner shows: pacing, message, close, roster")
     idle_minutes: Mapped[int] = mapped_column(Integer, default=5)
@@ -77,7 +79,7 @@ class Member(Base):
     counted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     last_active: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     moved_version: Mapped[int] = mapped_column(
-        Integer, default=0, doc="The last bring they reached (its pace version): their banner stops asking")
+        Integer, default=0, doc="The last bring they reached (its bring_version): their banner stops asking")
     resume_salt: Mapped[str] = mapped_column(String(16), default="", doc="Changes to replace their resume code")
     seat: Mapped[int] = mapped_column(Integer, default=0, doc="Join order in the class, from 0: neighbours' questions")
 

@@ -136,7 +136,7 @@ async def create_class(
     now = utcnow()
     ends = now + timedelta(hours=ends_in_hours) if ends_in_hours else None
     copied: dict[str, Any] = {"pace_mode": "free", "pace_step": None, "pace_move": False, "pace_hold": False,
-                              "idle_minutes": 5}
+                              "idle_minutes": 5}  # a copied bring is reached by each newcomer, landing on its step
     if like is not None:
         copied = {k: getattr(like, k) for k in copied}
     for _ in range(8):  # a collision among 887 million codes is rare; try again when it happens
@@ -253,7 +253,7 @@ async def join(db: Database, code_text: str, name_text: str, learner_id: str, cl
                 Member.class_id == klass.id))).scalar_one()
             await touch_learner(conn, learner_id)
             member = Member(class_id=klass.id, learner_id=learner_id, name=name, name_key=name_key, joined_at=now,
-                            last_active=now, moved_version=klass.pace_version, seat=int(seat),
+                            last_active=now, moved_version=klass.bring_version, seat=int(seat),
                             resume_salt=secrets.token_hex(4))
             s.add(member)
             await s.flush()
@@ -276,7 +276,7 @@ async def landing_step(s: AsyncConnection, klass: Classroom, now: datetime) -> i
         return 1
     rows = (await s.execute(select(Member.step, Member.moved_version).where(
         Member.class_id == klass.id, Member.last_active >= now - timedelta(minutes=klass.idle_minutes)))).all()
-    reached = sum(1 for _, version in rows if version >= klass.pace_version)
+    reached = sum(1 for _, version in rows if version >= klass.bring_version)
     steps = sorted(step for step, _ in rows if step)
     if klass.pace_mode == "bring" and (not steps or 2 * reached < len(rows)):
         step = klass.pace_step
@@ -332,8 +332,9 @@ async def set_pace(db: Database, klass: Classroom, mode: str, step: int | None, 
         raise ClassError("mode", "Choose bring, hold or release.")
     if mode != "free" and (step is None or not 1 <= step <= steps):
         raise ClassError("step", f"Choose a step from 1 to {steps}.")
+    bring = {"bring_version": Classroom.pace_version + 1} if mode == "bring" else {}  # this bring's own number
     await _set(db, klass, pace_mode=mode, pace_step=step if mode != "free" else None,
-               pace_move=move and mode == "bring", pace_hold=hold and mode == "bring", **_changed())
+               pace_move=move and mode == "bring", pace_hold=hold and mode == "bring", **bring, **_changed())
 
 
 async def set_idle(db: Database, klass: Classroom, minutes: int) -> None:

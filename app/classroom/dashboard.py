@@ -489,7 +489,7 @@ def assemble(klass: Classroom, board: Board, now: datetime, rows_for: Collection
                          {k: +texts for k, texts in board.wrong.items()}, info.revealed)  # + drops zero counts
     joined = len(board.learners)
     answers = sum(d.attempts for d in drills)
-    reached = sum(1 for x in board.learners.values() if x.m.moved_version >= klass.pace_version) \
+    reached = sum(1 for x in board.learners.values() if x.m.moved_version >= klass.bring_version) \
         if info.pace_mode == "bring" else 0
     counts = Counts(joined=joined, active=active, finished=board.done.get(rule.total, 0),
                     stuck=sum(1 for f in flagged if f.stuck), rushing=sum(1 for f in flagged if not f.stuck),

@@ -85,6 +85,7 @@ class Seat:
     pace_hold: bool = False
     idle_minutes: int = IDLE_MINUTES
     message: str = ""
+    bring_version: int = 0
 
     @property
     def hold_step(self) -> int | None:
@@ -95,13 +96,13 @@ class Seat:
     @property
     def bring_open(self) -> bool:
         """A bring this learner has not reached yet (reaching the step once ends it for them)."""
-        return self.pace_mode == "bring" and self.pace_step is not None and self.moved_version < self.pace_version
+        return self.pace_mode == "bring" and self.pace_step is not None and self.moved_version < self.bring_version
 
 
 SEAT_COLUMNS = (Classroom.id, Classroom.code, Classroom.title, Classroom.lesson, Classroom.pace_mode,
                 Classroom.pace_step, Classroom.pace_move, Classroom.pace_version, Classroom.closed_at,
                 Classroom.ends_at, Member.id, Member.name, Member.step, Member.counted_at, Member.moved_version,
-                Classroom.pace_hold, Classroom.idle_minutes, Classroom.message)
+                Classroom.pace_hold, Classroom.idle_minutes, Classroom.message, Classroom.bring_version)
 
 
 def class_token(pace_version: int, open_: bool) -> str:
@@ -174,7 +175,7 @@ async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> 
         reached = seat.bring_open and number == seat.pace_step
         if reached:  # the bring is done for them: the steps it took them past leave no hole
             await pass_steps(s, seat.member_id, learner_id, lesson, seat.step or 1, number)
-        await _count_time(s, seat, number, now, {"moved_version": seat.pace_version} if reached else {})
+        await _count_time(s, seat, number, now, {"moved_version": seat.bring_version} if reached else {})
         if reached:
             banner.bring_pending = banner.pending_move = False
             banner.token = f"{banner.class_token}.0"

@@ -98,6 +98,7 @@ async def pacing_that_ends(db: Database) -> Pacing:
     await classes.set_pace(db, klass, "bring", 3, False, 4)
     before = await open_step(db, ada, 1)
     on_it = await open_step(db, ada, 3)
+    await classes.set_message(db, await reload(db, klass), "Read step 4 next")  # the bring is not given again
     after = await open_step(db, ada, 4)
     late = await classes.join(db, klass.code, "Dee", "a1b2c3d4-0000-4000-8000-000000000003", "10.0.0.7")
     await open_step(db, late.member, late.step)

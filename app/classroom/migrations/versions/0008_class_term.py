@@ -26,6 +26,7 @@ def upgrade() -> None:
     with op.batch_alter_table("classes") as batch:
         batch.add_column(sa.Column("owner_id", sa.Integer, nullable=True))
         batch.add_column(sa.Column("pace_hold", sa.Boolean, nullable=False, server_default=sa.false()))
+        batch.add_column(sa.Column("bring_version", sa.Integer, nullable=False, server_default="0"))
         batch.add_column(sa.Column("message", sa.String(200), nullable=False, server_default=""))
         batch.add_column(sa.Column("message_at", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("timer_key", sa.String(80), nullable=True))
@@ -57,7 +58,7 @@ def downgrade() -> None:
     with op.batch_alter_table("classes") as batch:
         batch.drop_index("ix_classes_owner_id")
         batch.drop_constraint("fk_classes_owner", type_="foreignkey")
-        for column in ("answers_shown", "timer_ends_at", "timer_key", "message_at", "message", "pace_hold",
-                       "owner_id"):
+        for column in ("answers_shown", "timer_ends_at", "timer_key", "message_at", "message", "bring_version",
+                       "pace_hold", "owner_id"):
             batch.drop_column(column)
     op.drop_table("instructors")
