@@ -114,9 +114,10 @@ async def banner(request: Request, tpl: Tpl, db: DB, learner: LearnerId, lesson:
 
 
 async def _hung_up(request: Request) -> None:
-    """Returns once the client has gone (the request's body, if any, is read first)."""
+    """Returns once the client has gone (the request's body, if any, is read first; a channel that kept giving
+    body messages could not make this spin)."""
     while (await request.receive())["type"] != "http.disconnect":
-        pass
+        await asyncio.sleep(0.1)
 
 
 def _polled(tpl: Tpl, request: Request, result: seat.Poll, lesson: str, sent: str) -> Response:
