@@ -10,7 +10,7 @@ import re
 import socket
 from itertools import accumulate
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -112,7 +112,10 @@ def machine_names(listen_host: str = "") -> frozenset[str]:
 def names_this_machine(host: str, names: frozenset[str]) -> bool:
     """A Host header (name or address, with or without a port) names this machine: an IP address (no page of
     another site is served from an address, so DNS rebinding cannot forge one), localhost, or one of `names`."""
-    hostname = (urlsplit(f"//{host}").hostname or "").rstrip(".")
+    try:
+        hostname = (urlsplit(f"//{host}").hostname or "").rstrip(".")
+    except ValueError:  # not a host at all ("[::1" with no bracket closed)
+        return False
     try:
         ipaddress.ip_address(hostname)
     except ValueError:
@@ -124,14 +127,26 @@ def allowed_origin(origin: str, scope: Scope, public_url: str, names: frozenset[
     """An Origin header names this site: the PUBLIC_URL's origin when set, else the Host the request came to,
     when that Host names this machine (`names`; None: any Host). Without PUBLIC_URL the scheme is not compared:
     a TLS proxy in front may not say it is one, and no other site can answer on this host and port."""
-    if origin == "null":
+    parts = _origin_parts(origin)
+    if parts is None:
         return False
-    parts = urlsplit(origin)
     if public_url:
         own = urlsplit(public_url)
         return (parts.scheme, parts.netloc) == (own.scheme, own.netloc)
     host = Headers(scope=scope).get("host", "")
     return parts.netloc == host and (names is None or names_this_machine(host, names))
+
+
+def _origin_parts(origin: str) -> SplitResult | None:
+    """An Origin header split, or None when it names no site ("null", or not a URL at all)."""
+    if origin == "null":
+        return None
+    try:
+        parts = urlsplit(origin)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return None
+    return parts
 
 
 def unknown_host(host: str) -> str:
@@ -182,7 +197,8 @@ class GuardMiddleware:
         origin = headers.get("origin")
         if origin is not None and not allowed_origin(origin, scope, self.public_url, self.names):
             host = headers.get("host", "")
-            same_host = not self.public_url and urlsplit(origin).netloc == host
+            parts = _origin_parts(origin)
+            same_host = not self.public_url and parts is not None and parts.netloc == host
             return 403, unknown_host(host) if same_host else CROSS_SITE
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > BODY_MAX:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.main import create_app
 from app.settings import Settings
@@ -179,3 +181,21 @@ def test_public_url_must_be_an_address() -> None:
     with pytest.raises(ValidationError, match="PUBLIC_URL"):
         Settings(public_url="gpu.example.org")
     assert re.match(r"^https://", Settings(public_url="https://gpu.example.org/").public_url)
+
+
+HEADER_TEXT = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40)
+ODD_ORIGINS = ["http://[", "http://[::1", "http://127.0.0.1:99999", "http://x:port", "null", "", "://", "http://",
+               "file:///etc/passwd", "http://127.0.0.1:8000/path?q", "HTTP://127.0.0.1:8000"]
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(origin=st.one_of(st.sampled_from(ODD_ORIGINS), HEADER_TEXT, HEADER_TEXT.map(lambda t: "http://" + t)),
+       host=st.one_of(st.just("127.0.0.1:8000"), st.sampled_from(["[::1", "a:b:c", "", "[", "evil.example"]),
+                      HEADER_TEXT))
+def test_any_origin_and_host_is_answered_never_a_500(client: TestClient, origin: str, host: str) -> None:
+    """Malformed Origin and Host headers (an unclosed IPv6 bracket, a port that is no number) were a 500."""
+    with held("Origin and Host"):
+        r = client.post("/join", data={"code": "ZZZZZZ", "name": "x"}, headers={"Origin": origin, "Host": host},
+                        follow_redirects=False)
+        assert r.status_code < 500 and (r.status_code != 403 or "<h1>" in r.text), (origin, host, r.status_code)
