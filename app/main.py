@@ -32,7 +32,7 @@ from app.web import (
     widgets,
 )
 from app.web.author import enable as enable_author_mode
-from app.web.guard import GuardMiddleware
+from app.web.guard import GuardMiddleware, machine_names
 from app.web.security import SecurityMiddleware, Signer, redact_access_log
 from app.web.static import CachedStatic
 from app.web.templating import STATIC, Templates
@@ -75,8 +75,10 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
     app.state.templates = Templates()
     errors.install(app)
     api.install(app)
-    app.add_middleware(GuardMiddleware, public_url=settings.public_url)  # inside: refusals get the headers
-    app.add_middleware(SecurityMiddleware, secure=settings.secure_cookies)
+    app.add_middleware(GuardMiddleware, public_url=settings.public_url,  # inside: refusals get the headers
+                       names=machine_names(settings.host))
+    app.add_middleware(errors.ServerErrors)  # inside too: a 500 gets the headers and keeps the connection
+    app.add_middleware(SecurityMiddleware, secure=settings.cookies_secure, hsts=settings.https_only)
     redact_access_log()
     app.add_middleware(GZipMiddleware, minimum_size=500)
     app.mount("/static", CachedStatic(directory=STATIC, check_dir=False), name="static")

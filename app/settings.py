@@ -39,7 +39,7 @@ class Settings(BaseSettings):
     secure_cookies: bool = Field(
         default=False,
         description="Mark cookies Secure even on plain HTTP (a TLS proxy that sends no X-Forwarded-Proto); over "
-        "HTTPS they always are.",
+        "HTTPS, or with an https:// public_url, they always are.",
     )
     admin_token: str = Field(
         default="",
@@ -49,7 +49,8 @@ class Settings(BaseSettings):
     public_url: str = Field(
         default="",
         description="The address learners use, such as https://gpu.example.org: join links, QR codes and the Origin "
-        "check use it. Empty: taken from each request's Host header.",
+        "check use it; an https:// address also marks every cookie Secure and sends HSTS, whatever the proxy says. "
+        "Empty: taken from each request's Host header (for the Origin check, only a Host that names this machine).",
     )
     migrate_on_start: bool = Field(default=True, description="Run Alembic migrations when the app starts.")
 
@@ -66,6 +67,16 @@ class Settings(BaseSettings):
         if self.environment == "production" and self.secret_key.strip().lower() in PLACEHOLDER_SECRETS:
             raise ValueError("GPU_CLASSROOM_SECRET_KEY must be set to a real secret in production")
         return self
+
+    @property
+    def https_only(self) -> bool:
+        """PUBLIC_URL is an https:// address: the site is served only over TLS (every cookie Secure, HSTS sent)."""
+        return self.public_url.startswith("https://")
+
+    @property
+    def cookies_secure(self) -> bool:
+        """Every cookie is marked Secure, whatever scheme a request arrives with."""
+        return self.secure_cookies or self.https_only
 
     def lesson_dirs(self) -> list[Path]:
         """lessons_dir, then each folder of lessons_dirs (a folder named twice counts once)."""

@@ -49,7 +49,8 @@ def facility(req: FacilityRequest) -> Facility:
     hours = req.days * 24
     room = req.room_kw * 1000 if req.room_kw is not None else None
     per_node = node_max * req.load
-    holds = None if room is None else (10_000 if per_node == 0 else math.floor(room / per_node + 1e-9))
+    ratio = room / per_node if room is not None and per_node else math.inf  # a denormal load overflows it to inf
+    holds = None if room is None else (10_000 if math.isinf(ratio) else math.floor(ratio + 1e-9))
     kwh = energy_kwh(watts, hours)
     return Facility(
         node_max_watts=node_max, gpu_watts_at_max=DGX_H100.gpus * DGX_H100.gpu.tdp_watts, watts=watts,

@@ -29,6 +29,8 @@ log = logging.getLogger("gpu_classroom.author")
 EVENTS = "/author/events"
 STREAM_SECONDS = 25.0  # an event stream ends after this (the browser reconnects), so a shutdown never waits long
 CHECK_EVERY = 0.05  # seconds between looks at a lesson's version while a page waits for a change
+STREAMS_MAX = 32  # event streams open at once in one process; past it a page is told to come back (RETRY_LATER_MS)
+RETRY_LATER_MS = 25_000
 WATCH_STEP_MS = 50  # a burst of saves is one reload once the files have been quiet this long
 WATCH_DEBOUNCE_MS = 400  # ... or after this long at most
 
@@ -70,17 +72,25 @@ async def events(
 
 
 async def _reloads(app: FastAPI, lesson: str | None, version: int) -> AsyncIterator[str]:
-    """Check the lesson's version every CHECK_EVERY seconds; one `reload` event when it changes."""
+    """Check the lesson's version every CHECK_EVERY seconds (sleeping between looks, so the loop serves others);
+    one `reload` event when it changes. Past STREAMS_MAX open streams the page is told to retry later instead."""
     state: AuthorLessons = app.state.author
-    yield "retry: 300\n\n"
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + STREAM_SECONDS
-    while loop.time() < deadline and not app.state.author_stopping.is_set():
-        now = state.version_of(lesson)
-        if now != version:
-            yield f"event: reload\ndata: {now}\n\n"
-            return
-        await asyncio.sleep(CHECK_EVERY)
+    if app.state.author_streams >= STREAMS_MAX:
+        yield f"retry: {RETRY_LATER_MS}\n\n"  # the browser's EventSource reconnects then
+        return
+    app.state.author_streams += 1
+    try:
+        yield "retry: 300\n\n"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STREAM_SECONDS
+        while loop.time() < deadline and not app.state.author_stopping.is_set():
+            now = state.version_of(lesson)
+            if now != version:
+                yield f"event: reload\ndata: {now}\n\n"
+                return
+            await asyncio.sleep(CHECK_EVERY)
+    finally:
+        app.state.author_streams -= 1
 
 
 async def watch(app: FastAPI, state: AuthorLessons, stop: asyncio.Event) -> None:
@@ -118,6 +128,7 @@ def enable(app: FastAPI, validate: BlockValidator) -> None:
             the_app.state.author = state
             the_app.state.lessons = state.served()
             stop = the_app.state.author_stopping = asyncio.Event()
+            the_app.state.author_streams = 0
             task = asyncio.create_task(watch(the_app, state, stop))
             try:
                 yield value

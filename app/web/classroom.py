@@ -396,3 +396,4 @@ async def _streamed(db: Database, klass: Classroom, what: str, describe: export.
     async with limiter:  # the export waits its turn (app/web/heavy.py)
         async for chunk in export.stream(db, klass, what, describe):
             yield chunk
+            await asyncio.sleep(0)  # others go in between learners, however the database layer awaits (F1)
