@@ -56,11 +56,17 @@ class Expressions(Protocol):
     def reserved(self) -> Collection[str]: ...
 
 
+class Overrun(ValueError):
+    """An expression stopped because it ran too long or built something too large: the evaluator raises a
+    subclass of it, and a drill neither draws again nor checks another seed after one."""
+
+
 class DeclaredDrillError(ValueError):
     """An expression of a declared drill that fails or gives a value of the wrong kind, with where it is."""
 
-    def __init__(self, path: Path, message: str) -> None:
+    def __init__(self, path: Path, message: str, overrun: bool = False) -> None:
         self.path = path
+        self.overrun = overrun
         super().__init__(message)
 
 
@@ -264,13 +270,13 @@ class Declared:
         try:
             return self.ex.value(expression, values)
         except ValueError as exc:
-            raise DeclaredDrillError(path, str(exc)) from exc
+            raise DeclaredDrillError(path, str(exc), overrun=isinstance(exc, Overrun)) from exc
 
     def _text(self, path: Path, template: str, values: Mapping[str, Any]) -> str:
         try:
             return self.ex.text(template, values)
         except ValueError as exc:
-            raise DeclaredDrillError(path, str(exc)) from exc
+            raise DeclaredDrillError(path, str(exc), overrun=isinstance(exc, Overrun)) from exc
 
     def question(self, values: Mapping[str, Any]) -> Question:
         """The question these parameters make: texts evaluated, no answer in it."""
@@ -304,6 +310,8 @@ class Declared:
                 self.expected(q)
                 return q
             except DeclaredDrillError as exc:
+                if exc.overrun:
+                    raise
                 failure = exc
         assert failure is not None
         raise failure
