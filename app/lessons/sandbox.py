@@ -30,8 +30,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from jinja2 import nodes, pass_eval_context
-from jinja2.defaults import DEFAULT_FILTERS
 from jinja2.exceptions import TemplateSyntaxError
+from jinja2.filters import FILTERS as DEFAULT_FILTERS
 from jinja2.nodes import EvalContext
 from jinja2.runtime import Context, markup_join, str_join
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -54,7 +54,7 @@ JINJA_FILTERS = ("abs", "capitalize", "center", "count", "d", "default", "e", "e
                  "replace", "reverse", "round", "select", "selectattr", "sort", "string", "sum", "title", "trim",
                  "truncate", "unique", "upper", "wordcount")
 # Methods of Python's own types an expression may call: none builds more than its input.
-SAFE_METHODS = {
+SAFE_METHODS: dict[type, set[str]] = {
     str: {"lower", "upper", "title", "capitalize", "strip", "lstrip", "rstrip", "startswith", "endswith", "split",
           "count", "find", "isdigit", "isalpha"},
     dict: {"keys", "values", "items", "get"},
@@ -282,7 +282,7 @@ def _concat(eval_ctx: EvalContext, parts: list[Any]) -> str:
 class _Budgeted(NodeTransformer):
     """Rewrites a template so that its loops, `~` and list literals pass through the budget."""
 
-    def _call(self, name: str, node: nodes.Expr) -> nodes.Call:
+    def _call(self, name: str, node: nodes.Node) -> nodes.Call:
         return nodes.Call(nodes.EnvironmentAttribute(name), [node], [], None, None, lineno=node.lineno)
 
     def visit_For(self, node: nodes.For) -> nodes.Node:
@@ -292,7 +292,7 @@ class _Budgeted(NodeTransformer):
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
         self.generic_visit(node)
-        return self._call("budget_concat", nodes.List(node.nodes, lineno=node.lineno))
+        return self._call("budget_concat", nodes.List(list(node.nodes), lineno=node.lineno))
 
     def visit_List(self, node: nodes.List) -> nodes.Node:
         self.generic_visit(node)
@@ -368,7 +368,7 @@ class BudgetedSandbox(ImmutableSandboxedEnvironment):
             raise TemplateSyntaxError(f"{{% {BLOCKED_TAGS[type(node)]} %}} is not available in lesson text",
                                       node.lineno, name, filename)
         tree = _Budgeted().visit(source)
-        return super()._generate(tree, name, filename, defer_init)  # type: ignore[no-any-return]
+        return super()._generate(tree, name, filename, defer_init)
 
 
 def render(template: Any, names: dict[str, Any]) -> str:
