@@ -15,8 +15,8 @@ from app import startup
 from app.classroom.db import Database
 from app.lessons.blocks import validate_lesson_block
 from app.lessons.glossary import load_glossary
-from app.lessons.model import Lesson
 from app.lessons.loader import served_lessons
+from app.lessons.model import Lesson
 from app.settings import Settings
 from app.web import (
     api,

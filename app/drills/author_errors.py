@@ -107,7 +107,7 @@ def messages(exc: ValidationError, model: type[BaseModel]) -> list[tuple[Path, s
     """Each error of `exc` (raised validating `model`) as (its path, 'path: sentence')."""
     out = []
     errors = exc.errors(include_url=False)
-    misspelt = set()  # (parent, key) of each missing key that an unknown key beside it misspells
+    misspelt: set[tuple[Path, str]] = set()  # (parent, key) of each missing key that an unknown key beside it misspells
     for e in errors:
         if e.get("type") == "extra_forbidden" and e["loc"]:
             parent = tuple(e["loc"][:-1])

@@ -43,6 +43,8 @@ class StepMeta(BaseModel):
     minutes: float = Field(default=1.0, gt=0, le=60)
     formula: str | None = None
     notes: str | None = Field(default=None, description="Speaker notes for presenting mode.")
+    instructor_note: str | None = Field(default=None, description="A note for the instructor alone, shown on the "
+                                        "class dashboard beside the step; never shown to learners.")
 
 
 class Block(BaseModel):

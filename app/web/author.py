@@ -43,6 +43,7 @@ class AuthorView(BaseModel):
     lesson: str | None = Field(description="The page's lesson slug; None for pages of no single lesson")
     version: int
     problems: list[str] = Field(description="file:line: message, as `gpu-classroom check` prints them")
+    warnings: list[str] = Field(default_factory=list, description="Warnings, the same way: the lesson still works")
     last_good: bool = Field(default=False, description="The page shows the lesson's last version without problems")
 
     @property
@@ -55,7 +56,9 @@ def author_view(request: Request) -> AuthorView:
     """The author-mode view of the page being rendered (a template global)."""
     state: AuthorLessons = request.app.state.author
     slug = request.path_params.get("slug") if request.url.path.startswith("/lessons/") else None
-    return AuthorView(lesson=slug, version=state.version_of(slug), problems=[str(p) for p in state.problems_of(slug)],
+    found = state.problems_of(slug)
+    return AuthorView(lesson=slug, version=state.version_of(slug), problems=[str(p) for p in found if not p.warning],
+                      warnings=[str(p) for p in found if p.warning],
                       last_good=slug is not None and state.shows_last_good(slug))
 
 
