@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, UndefinedError
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, Undefined, UndefinedError
 from pydantic import BaseModel, ValidationError
 
 from app.drills.declarative import Overrun as DrillOverrun
@@ -170,7 +170,10 @@ class Evaluator:
             with budget():
                 if expression not in self._compiled:
                     self._compiled[expression] = self.env.compile_expression(expression, undefined_to_none=False)
-                return checked(self._compiled[expression](**(names or {})))
+                result = self._compiled[expression](**(names or {}))
+                if isinstance(result, Undefined):
+                    str(result)  # a strict undefined raises here, with its reason (a field the object lacks)
+                return checked(result)
         except Exception as exc:  # noqa: BLE001 - any failure is a lesson error to report
             raise _error(repr(expression.strip()), exc) from exc
 
