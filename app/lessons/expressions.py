@@ -110,7 +110,7 @@ class LessonSandbox(BudgetedSandbox):
 def author_reason(exc: BaseException) -> str:
     """Why an expression failed, in an author's words: no pydantic links, class names or learner wording."""
     if isinstance(exc, ValidationError):
-        call = CALLED_AS.get(exc.title, exc.title)
+        call = CALLED_AS.get(exc.title, "the engine")  # never an internal class name
         return "; ".join(f"{call} {'.'.join(map(str, e['loc'])) or 'value'}={e['input']!r}: "
                          f"{str(e['msg']).removeprefix('Value error, ')}" if e["loc"] else
                          f"{call}: {str(e['msg']).removeprefix('Value error, ')}" for e in exc.errors())
