@@ -1,14 +1,12 @@
-"""GET /widgets/{name}: a widget's result for htmx (with the dgx-1 panel out of band), or its page; the same
-GETs over a page's WebSocket."""
+"""GET /widgets/{name}: a widget's result for htmx (with the dgx-1 panel out of band), or its page."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request, WebSocket
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from app.pages.contexts import WidgetView, panel_view, widget_view
 from app.pages.lessons import lesson_defaults
-from app.web import socket
 from app.web.deps import Lessons, Tpl, is_htmx
 from app.web.panel import panel_update, shown_panel
 from app.web.responses import vary_html
@@ -18,12 +16,6 @@ from app.widgets.registry import get_widget
 from app.widgets.service import WidgetAddress
 
 router = APIRouter()
-
-
-@router.websocket(socket.PATH)
-async def widget_socket(websocket: WebSocket) -> None:
-    """The page's widget updates as messages: each one the same GET as below (app/web/socket.py)."""
-    await socket.serve(websocket, websocket.app.state.settings.public_url)
 
 
 @router.get("/widgets/{name}", response_class=HTMLResponse)
