@@ -33,8 +33,9 @@
     if (meta) event.detail.headers["X-CSRF-Token"] = meta.content;
   });
 
-  // A widget's request, a drill's answer and a guess name the panel the page shows (the server leaves an unchanged
-  // panel out), read from the panel's data-key: after back/forward the browser may restore an input's old value, never an attribute.
+  // A widget's request, a drill's answer and a guess name the panel the page shows as `panel_key` (the server leaves
+  // an unchanged panel out): the one way it is sent, read from the panel's data-key, which back/forward cannot
+  // restore to an old value as it can an input's.
   document.addEventListener("htmx:configRequest", (event) => {
     const panel = document.getElementById("dgx-panel");
     const form = event.detail.elt;

@@ -12,7 +12,6 @@ from app.engine.interconnect import AllReduceComparison, all_reduce_comparison
 from app.engine.workload import Precision
 from app.widgets._fields import ModelId
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 300
 SHORT = {"nvlink": "NVLink", "pcie": "PCIe Gen5", "network": "Network"}
@@ -87,13 +86,11 @@ def compute(params: Params) -> InterconnectView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="interconnect",
-        title="One all-reduce, three links",
-        params=Params,
-        compute=compute,
-        template="widgets/interconnect.html",
-        description="Ring all-reduce of a model's gradients over NVLink, PCIe Gen5 and a 400 Gb/s network.",
-    )
+WIDGET = Widget(
+    name="interconnect",
+    title="One all-reduce, three links",
+    params=Params,
+    compute=compute,
+    template="widgets/interconnect.html",
+    description="Ring all-reduce of a model's gradients over NVLink, PCIe Gen5 and a 400 Gb/s network.",
 )

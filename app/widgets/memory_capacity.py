@@ -14,7 +14,6 @@ from app.engine.workload import TRAINING_PRECISIONS, GpuId, Mode, Precision, Sha
 from app.widgets._fields import ModelId
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 360
 
@@ -124,14 +123,12 @@ def place(params: Params, view: CapacityView) -> NodeLoad:
     return node_load(view.plan)
 
 
-WIDGET = register(
-    Widget(
-        name="memory-capacity",
-        title="Does it fit in GPU memory?",
-        params=Params,
-        compute=compute,
-        template="widgets/memory-capacity.html",
-        node_load=place,
-        description="One GPU's share of a model, served or trained, against its memory.",
-    )
+WIDGET = Widget(
+    name="memory-capacity",
+    title="Does it fit in GPU memory?",
+    params=Params,
+    compute=compute,
+    template="widgets/memory-capacity.html",
+    node_load=place,
+    description="One GPU's share of a model, served or trained, against its memory.",
 )

@@ -29,7 +29,6 @@ from app.engine.workload import (
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key, engine_range
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Prediction, Widget
-from app.widgets.registry import register
 
 # Every knob of POST /api/plan that the widget can show, in the order the form lists them.
 KNOBS: tuple[str, ...] = (
@@ -341,15 +340,13 @@ def predict(params: Params, view: PlanView) -> Prediction:
     return Prediction(**answer, key="gpu0_gb", question=f"How many GB of GPU 0's {gb(mem.capacity, 0)} will it take?")
 
 
-WIDGET = register(
-    Widget(
-        name="plan",
-        title="Plan on dgx-1",
-        params=Params,
-        compute=compute,
-        template="widgets/plan.html",
-        node_load=place,
-        description="Any model served or trained on dgx-1: memory per GPU, the verdict, speed and why.",
-        predict=predict,
-    )
+WIDGET = Widget(
+    name="plan",
+    title="Plan on dgx-1",
+    params=Params,
+    compute=compute,
+    template="widgets/plan.html",
+    node_load=place,
+    description="Any model served or trained on dgx-1: memory per GPU, the verdict, speed and why.",
+    predict=predict,
 )

@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from app.engine.profiling import SAFETY, WEB_MAX_MB, WEB_SIZES_MB
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 SIZES = WEB_SIZES_MB
 
@@ -78,14 +77,12 @@ def compute(params: Params) -> ProfileSpec:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="profile",
-        title="Profile reading, parsing and arithmetic on this computer",
-        params=Params,
-        compute=compute,
-        template="widgets/profile.html",
-        description="A Web Worker times reading, parsing and arithmetic over a generated CSV file, on the "
-        "learner's own CPU.",
-    )
+WIDGET = Widget(
+    name="profile",
+    title="Profile reading, parsing and arithmetic on this computer",
+    params=Params,
+    compute=compute,
+    template="widgets/profile.html",
+    description="A Web Worker times reading, parsing and arithmetic over a generated CSV file, on the "
+    "learner's own CPU.",
 )

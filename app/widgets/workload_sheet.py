@@ -14,7 +14,6 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.engine.worksheet import FIELD_KEYS, FIELDS, FieldSpec
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 EXPORTS = ("markdown", "json")
 
@@ -62,14 +61,12 @@ def compute(params: Params) -> SheetSpec:
     return SheetSpec(specs=[f for f in specs if f.key in shown], exports=params.export.split(","))
 
 
-WIDGET = register(
-    Widget(
-        name="workload-sheet",
-        title="Your workload sheet",
-        params=Params,
-        compute=compute,
-        template="widgets/workload-sheet.html",
-        description="Input, preparation, computation, outputs and dependencies, each number known or to measure; "
-        "autosaved, exported as Markdown and JSON.",
-    )
+WIDGET = Widget(
+    name="workload-sheet",
+    title="Your workload sheet",
+    params=Params,
+    compute=compute,
+    template="widgets/workload-sheet.html",
+    description="Input, preparation, computation, outputs and dependencies, each number known or to measure; "
+    "autosaved, exported as Markdown and JSON.",
 )

@@ -13,7 +13,7 @@ from tests.e2e.conftest import Server, Watched
 
 pytestmark = pytest.mark.e2e
 STEP = "/lessons/what-ai-workloads-need/1"  # weight-storage (w1), then a predict-first plan (w2)
-KEY = re.compile(r'id="dgx-panel-key" name="panel_key" value="([0-9a-f]+)"')
+KEY = re.compile(r'<aside id="dgx-panel"[^>]*data-key="([0-9a-f]+)"')
 # An element's text with its spacing evened out, less the panel's parts that never change (data-kept: the legend,
 # which an answer's copy leaves to the page).
 TEXT = """const text = (el) => { const copy = el.cloneNode(true);
