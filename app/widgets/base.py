@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field, ValidationError
-from pydantic.fields import FieldInfo
 
 from app.engine.placement import NodeLoad
 
@@ -55,10 +54,10 @@ AnyWidget = Widget[Any, Any]
 
 
 def default(model: type[BaseModel], name: str, value: object) -> Any:
-    """An engine request field with the widget's own default: its bounds, description and validators stay the
-    engine's (declared once there), only the starting value differs (`sharding: Sharding = default(PlanRequest,
-    "sharding", "zero3")`)."""
-    return FieldInfo.merge_field_infos(model.model_fields[name], default=value)
+    """An engine request field with the widget's own starting value, declared with the engine's own type alias
+    (which carries the constraints): `sharding: Sharding = default(PlanRequest, "sharding", "zero3")`. The
+    description and validators stay the engine's; only the default differs."""
+    return Field(default=value, description=model.model_fields[name].description)
 
 
 def one_of(*allowed: int) -> AfterValidator:
