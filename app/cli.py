@@ -40,8 +40,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     print(f"GPU Classroom on http://{host}:{port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.run("app.main:app", host=host, port=port, workers=args.workers, log_level="info",
-                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)
+    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=args.workers, log_level="info",
+                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)  # each worker builds its app
     return 0
 
 
@@ -49,7 +49,7 @@ def cmd_author(args: argparse.Namespace) -> int:
     """Serve in author mode on one process: the configured lessons plus the folders given, watched."""
     import uvicorn
 
-    from app.main import create_app  # here, not above: importing app.main builds the served app
+    from app.main import create_app  # here, not above: the other commands need no web stack
 
     settings = Settings()
     extra = [str(Path(p)) for p in args.path]

@@ -109,4 +109,3 @@ def _lifespan(settings: Settings, author: bool) -> Callable[[FastAPI], AbstractA
 
     return lifespan
 
-app = create_app()

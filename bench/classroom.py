@@ -352,8 +352,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def own_server(workers: int, database_url: str, app: str = "app.main:app") -> Iterator[str]:
-    """uvicorn with a temp data dir (SQLite unless database_url), stopped at the end."""
+def own_server(workers: int, database_url: str, app: str = "app.main:create_app") -> Iterator[str]:
+    """uvicorn with a temp data dir (SQLite unless database_url), stopped at the end; `app` names a factory."""
     data = Path(tempfile.mkdtemp(prefix="gc-bench-"))
     port = free_port()
     env = {**os.environ, "GPU_CLASSROOM_DATA_DIR": str(data), "GPU_CLASSROOM_SECRET_KEY": "bench-secret",
@@ -365,7 +365,7 @@ def own_server(workers: int, database_url: str, app: str = "app.main:app") -> It
                    stdout=subprocess.DEVNULL)
     env["GPU_CLASSROOM_MIGRATE_ON_START"] = "false"
     log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", app, "--host", "127.0.0.1", "--port",
                              str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log",
                              "--timeout-keep-alive", "30"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -435,7 +435,7 @@ def start_profile(args: argparse.Namespace) -> Any:
     folder = Path(tempfile.mkdtemp(prefix="gc-profile-"))
     os.environ["GC_BENCH_PROFILE_DIR"] = str(folder)  # own_server passes its environment on
     os.environ["GC_BENCH_CPROFILE"] = "1" if args.profile else "0"
-    args.app = "bench.profiled:app"
+    args.app = "bench.profiled:create_app"
     return lambda stats: print_profile(folder, stats, args.profile_top)
 
 
@@ -600,7 +600,8 @@ def main() -> int:
     parser.add_argument("--database-url", default="", help="PostgreSQL for the server started here")
     parser.add_argument("--fresh-database", action="store_true", help="create and drop a database beside it")
     parser.add_argument("--seed", type=int, default=6)
-    parser.add_argument("--app", default="app.main:app", help="the ASGI app the server started here runs")
+    parser.add_argument("--app", default="app.main:create_app", help="the factory of the ASGI app the server "
+                        "started here runs")
     parser.add_argument("--timeline", type=float, default=0, metavar="SECONDS",
                         help="also print the learners' latency in windows of this many seconds")
     parser.add_argument("--profile", action="store_true", help="cProfile the server's workers; print the top "

@@ -37,7 +37,9 @@ async def fragment(request: Request) -> Response:
     return HTMLResponse(BODY)
 
 
-app = Starlette(routes=[Route("/", page), Route("/healthz", page), Route("/fragment", fragment)])
+def create_app() -> Starlette:
+    """A bare app: a page, a health check and the 10 kB fragment."""
+    return Starlette(routes=[Route("/", page), Route("/healthz", page), Route("/fragment", fragment)])
 
 TIME = """async (n) => {
   const pause = () => new Promise((resolve) => setTimeout(resolve, 30));
@@ -65,7 +67,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     print("10 kB answer from 127.0.0.1, headless Chromium, median ms (p90):")
-    with own_server(1, "", app="bench.transport:app") as base, sync_playwright() as p:
+    with own_server(1, "", app="bench.transport:create_app") as base, sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=str(CHROMIUM) if CHROMIUM.exists() else None, args=["--no-sandbox", "--disable-gpu"]
         )

@@ -52,7 +52,7 @@ class Server:
 
 
 def start_server(data_dir: Path, lessons: Path = ROOT / "lessons", **env: str) -> Server:
-    """Start `uvicorn app.main:app` on a free port and wait until /healthz answers."""
+    """Start `uvicorn --factory app.main:create_app` on a free port and wait until /healthz answers."""
     port = free_port()
     full_env = {
         **os.environ,
@@ -67,7 +67,8 @@ def start_server(data_dir: Path, lessons: Path = ROOT / "lessons", **env: str) -
             sys.executable,
             "-m",
             "uvicorn",
-            "app.main:app",
+            "--factory",
+            "app.main:create_app",
             "--host",
             "127.0.0.1",
             "--port",
