@@ -19,8 +19,8 @@ from app import startup
 from app.classroom.classes import get_class
 from app.classroom.db import Database, upgrade
 from app.classroom.export import FORMATS, export
+from app.companion import profiling
 from app.drills import selfcheck
-from app.engine import profiling
 from app.engine.errors import EngineError
 from app.engine.plan import PlanRequest, make_plan, plan_report
 from app.lessons import scaffold

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from app.classroom import sheets
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
-from app.engine import profiling
+from app.companion import profiling
 from app.engine.worksheet import FIELDS
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Tpl, is_htmx

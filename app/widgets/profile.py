@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from app.engine.profiling import SAFETY, WEB_MAX_MB, WEB_SIZES_MB
+from app.companion.profiling import SAFETY, WEB_MAX_MB, WEB_SIZES_MB
 from app.widgets.base import Widget
 
 SIZES = WEB_SIZES_MB
