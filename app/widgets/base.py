@@ -94,8 +94,8 @@ def readable(err: Mapping[str, object]) -> str:
         return f"Choose one of: {ctx.get('expected', 'the listed values')}."
     if kind == "extra_forbidden":
         return "This widget has no such setting."
-    msg = str(err.get("msg", "Invalid value.")).removeprefix("Value error, ")
-    return msg[:1].upper() + msg[1:]  # an engine rule's message ("training needs ...") opens a sentence
+    msg = str(err.get("msg", "Invalid value."))
+    return msg.removeprefix("Value error, ")
 
 
 def _fmt(value: object) -> str:
@@ -127,7 +127,8 @@ def field_errors(widget: AnyWidget, exc: ValidationError, typed: Mapping[str, ob
     errors: dict[str, str] = {}
     for e in exc.errors():
         key = str(e["loc"][0]) if e["loc"] else ""
-        errors.setdefault(key if key in fields else fallback, readable(dict(e)))
+        message = readable(dict(e))  # an engine rule's message ("training needs ...") opens a sentence beside a field
+        errors.setdefault(key if key in fields else fallback, message[:1].upper() + message[1:])
     return errors
 
 
