@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.pages.errors import NotFound
+from app.pages.views import ErrorPage
 from app.web.responses import unprocessable
 from app.widgets.base import readable
 
@@ -31,8 +32,7 @@ def _wants_json(request: Request) -> bool:
 
 def _page(request: Request, status: int, message: str) -> Response:
     templates = request.app.state.templates
-    html = templates.page("error.html", request=request, status=status, title=TITLES.get(status, "Error"),
-                          message=message)
+    html = templates.render(ErrorPage(title=TITLES.get(status, "Error"), message=message), request)
     return HTMLResponse(html, status_code=status)
 
 

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.pages.contexts import AnyWidgetView, StepPage, link_keys
 from app.pages.predictions import Guess, commit
 from app.pages.steps import page_after
+from app.pages.views import RevealBlock
 from app.pages.widgets import W_MAX, W_MIN
 from app.web.deps import DB, LearnerId, Lessons, Tpl, is_htmx
 from app.web.panel import panel_update, shown_panel
@@ -58,7 +59,7 @@ def _widget(tpl: Templates, request: Request, page: StepPage, view: AnyWidgetVie
     body = tpl.block(view.template, "widget", w=view, request=request, oob=False)
     for i, block in enumerate(page.step.blocks):
         if block.kind == "reveal":  # the explanation opens with the widget
-            body += tpl.block("reveal.html", "reveal", block=block, i=i, revealed=page.revealed, oob=True)
+            body += tpl.render(RevealBlock(block=block, i=i, revealed=page.revealed), blocks=["reveal"])
     if view.node is not None:  # only when it differs from the panel the page shows (app/web/panel.py)
         return body + panel_update(tpl, view.node, shown)
     return body + tpl.block("panel.html", "panel", panel=page.panel, oob=True)

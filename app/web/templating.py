@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from app.engine.text import FILTERS
 from app.pages.contexts import PanelView
+from app.pages.views import PageContext
 from app.web.static import StaticUrls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +62,11 @@ class Templates:
         self.env.globals["oob"] = False
         self.env.globals["panel_html"] = self.panel
         self._panels: dict[tuple[str, bool], Markup] = {}
+
+    def render(self, context: PageContext, request: object = None, *, blocks: list[str] | None = None) -> str:
+        """A typed context's template, whole or only some of its blocks; `request` for base.html."""
+        names = {**context.names(), "request": request}
+        return self.blocks(context.TEMPLATE, blocks, **names) if blocks else self.page(context.TEMPLATE, **names)
 
     def page(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
