@@ -7,6 +7,9 @@ from app.pages.errors import NotFound
 from app.widgets.base import AnyWidget
 from app.widgets.registry import get_widget
 
+# The lessons the app serves, as the routers hand them to the page services.
+Lessons = list[Lesson]
+
 
 def find_lesson(slug: str, lessons: list[Lesson]) -> Lesson:
     """The lesson with this slug, or a friendly 404."""

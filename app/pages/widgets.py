@@ -12,18 +12,35 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from app.lessons.model import Lesson
 from app.pages.contexts import AnyWidgetView, PanelView, changed_panel, panel_view, widget_view
 from app.pages.errors import NotFound
 from app.pages.lessons import lesson_defaults
-from app.widgets.registry import get_widget
+from app.widgets.registry import all_widgets, get_widget
 from app.widgets.service import W_MAX as W_MAX
 from app.widgets.service import W_MIN as W_MIN
 from app.widgets.service import WidgetAddress
 
 STOP_POLLING = 286  # htmx stops polling a live run that has finished or is paused
+
+
+class WidgetDoc(BaseModel):
+    """A widget as the OpenAPI document describes its GET /widgets/<name>."""
+
+    name: str = Field(description="The widget's name")
+    title: str = Field(description="Its title")
+    description: str = Field(description="What it shows, in a sentence")
+    params: dict[str, JsonValue] = Field(description="The JSON schema of its Params: the query's fields")
+
+
+def widget_docs() -> list[WidgetDoc]:
+    """Every widget, by name, with the JSON schema of its query."""
+    return [
+        WidgetDoc(name=name, title=w.title, description=w.description or w.title, params=w.params.model_json_schema())
+        for name, w in sorted(all_widgets().items())
+    ]
 
 
 class WidgetUpdate(BaseModel):

@@ -9,10 +9,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.pages.errors import NotFound
+from app.pages.errors import NotFound, readable
 from app.pages.views import ErrorPage
 from app.web.responses import unprocessable
-from app.widgets.base import readable
 
 log = logging.getLogger("gpu_classroom")
 

@@ -31,7 +31,7 @@ def _model(value: str) -> str:
 ModelId = Annotated[str, AfterValidator(_model)]
 
 
-def _predict(value: Any) -> str:
+def _predict(value: object) -> str:
     """`predict: true` in a lesson means the widget's own question; false or empty means none."""
     if value is True or str(value).strip().lower() in ("true", "yes", "on", "1"):
         return "auto"
@@ -43,7 +43,7 @@ def _predict(value: Any) -> str:
 PredictKey = Annotated[str, BeforeValidator(_predict)]
 
 
-def _count(value: Any) -> Any:
+def _count(value: object) -> object:
     """A count as people type it: 7,000,000,000 or 7 000 000 000 as well as 7e9 (the drills accept these too)."""
     if isinstance(value, str):
         return value.replace(",", "").replace("_", "").replace(" ", "").strip()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -17,7 +16,7 @@ BAR_WIDTH = 300
 SHORT = {"nvlink": "NVLink", "pcie": "PCIe Gen5", "network": "Network"}
 
 
-def _links(value: Any) -> str:
+def _links(value: object) -> str:
     """Link ids as 'nvlink,pcie,network'; a YAML list or its text form is accepted too."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
@@ -40,7 +39,7 @@ class Params(BaseModel):
 
     @field_validator("links", mode="before")
     @classmethod
-    def _check_links(cls, value: Any) -> str:
+    def _check_links(cls, value: object) -> str:
         return _links(value)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -74,7 +73,7 @@ OPTIONS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def _knob_list(value: Any) -> str:
+def _knob_list(value: object) -> str:
     """Knobs as a comma-separated string; a YAML list, 'all' or a list's text form are accepted too."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
@@ -107,7 +106,7 @@ class Params(PlanFields):
 
     @field_validator("knobs", mode="before")
     @classmethod
-    def _knobs(cls, value: Any) -> str:
+    def _knobs(cls, value: object) -> str:
         return _knob_list(value)
 
     @field_validator("predict")
@@ -141,7 +140,7 @@ class FixLink(BaseModel):
     """A change that makes the plan fit, as the widget offers it."""
 
     sentence: str
-    changes: dict[str, Any]
+    changes: dict[str, object]
     fields: str = Field(description="The plan fields it changes, comma-separated (a hook for tests)")
 
 

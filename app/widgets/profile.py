@@ -7,7 +7,6 @@ GET /companion/profile-data.csv streams; this module only checks the block's set
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -17,7 +16,7 @@ from app.widgets.base import Widget
 SIZES = WEB_SIZES_MB
 
 
-def _sizes(value: Any) -> str:
+def _sizes(value: object) -> str:
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
     parts = [p for p in re.split(r"[\s,\[\]'\"]+", str(value)) if p]
@@ -41,7 +40,7 @@ class Params(BaseModel):
 
     @field_validator("sizes_mb", mode="before")
     @classmethod
-    def _check_sizes(cls, value: Any) -> str:
+    def _check_sizes(cls, value: object) -> str:
         return _sizes(value)
 
     @model_validator(mode="after")

@@ -8,7 +8,7 @@ web layer (app/web/companion.py), and saving goes to POST /companion/sheet.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -18,7 +18,7 @@ from app.widgets.base import Widget
 EXPORTS = ("markdown", "json")
 
 
-def _names(value: Any, allowed: tuple[str, ...], what: str) -> str:
+def _names(value: object, allowed: tuple[str, ...], what: str) -> str:
     """A YAML list, a comma-separated string or a list's text form, checked against `allowed`."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
@@ -38,12 +38,12 @@ class Params(BaseModel):
 
     @field_validator("fields", mode="before")
     @classmethod
-    def _fields(cls, value: Any) -> str:
+    def _fields(cls, value: object) -> str:
         return _names(value, FIELD_KEYS, "Fields")
 
     @field_validator("export", mode="before")
     @classmethod
-    def _export(cls, value: Any) -> str:
+    def _export(cls, value: object) -> str:
         return _names(value, EXPORTS, "Exports")
 
 
