@@ -80,12 +80,24 @@ def panel_key(node: NodeLoad) -> str:
     return hashlib.blake2s(node.model_dump_json().encode(), digest_size=8).hexdigest()
 
 
-def changed_panel(node: NodeLoad | None, shown: str | None) -> PanelView | None:
+class PanelUpdate(BaseModel):
+    """The panel an answer sends out of band: its key and the load it is drawn from. It is laid out (`view`) only
+    when drawn: the rendered panel is kept by its key (app.web.templating.Templates.panel), so a widget moved back
+    and forth between a few values pays for neither the layout nor the render again."""
+
+    key: str = Field(description="The placed load's digest (panel_key)")
+    node: NodeLoad = Field(description="The work placed on dgx-1")
+
+    def view(self) -> PanelView:
+        return panel_view(self.node, self.key)
+
+
+def changed_panel(node: NodeLoad | None, shown: str | None) -> PanelUpdate | None:
     """The panel for an answer's out-of-band copy: None when the answer placed no work or the page shows it."""
     if node is None:
         return None
     key = panel_key(node)
-    return None if key == shown else panel_view(node, key)
+    return None if key == shown else PanelUpdate(key=key, node=node)
 
 
 def panel_view(node: NodeLoad | None, key: str = "") -> PanelView:
@@ -242,7 +254,9 @@ def widget_view(
     """One widget instance on a step (or on its own page when `lesson` is empty), as the template shows it."""
     inst = render(widget, defaults, query)
     action = f"/lessons/{lesson}/{step}" if lesson else f"/widgets/{widget.name}"
-    return WidgetView(**dict(inst), wid=f"w{index}", index=index, lesson=lesson, step=step, action=action)
+    # The instance was validated as it was built: the view adds its place without validating it again.
+    return WidgetView.model_construct(**dict(inst), wid=f"w{index}", index=index, lesson=lesson, step=step,
+                                      action=action)
 
 
 class StepPage(BaseModel):

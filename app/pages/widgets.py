@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field, JsonValue
 
 from app.lessons.model import Lesson
-from app.pages.contexts import AnyWidgetView, PanelView, changed_panel, panel_view, widget_view
+from app.pages.contexts import AnyWidgetView, PanelUpdate, PanelView, changed_panel, panel_view, widget_view
 from app.pages.errors import NotFound
 from app.pages.lessons import lesson_defaults
 from app.widgets.registry import all_widgets, get_widget
@@ -48,7 +48,7 @@ class WidgetUpdate(BaseModel):
     changed, the status and, inside a lesson, the address of the widget's inputs."""
 
     w: AnyWidgetView = Field(description="The widget computed for the query, as its template shows it")
-    panel: PanelView | None = Field(description="The dgx-1 panel out of band; None when the page already shows it")
+    panel: PanelUpdate | None = Field(description="The dgx-1 panel out of band; None when the page already shows it")
     status: int = Field(description="200; 422 when a field was refused; 286 when a live run stopped")
     share_url: str = Field(description="X-Share-Url: the step's address with this widget's changed inputs, or ''")
 

@@ -11,7 +11,7 @@ from jinja2_fragments import render_block, render_blocks
 from markupsafe import Markup
 
 from app.engine.text import FILTERS
-from app.pages.contexts import PanelView
+from app.pages.contexts import PanelUpdate, PanelView
 from app.pages.views import PageContext
 from app.web.static import StaticUrls
 
@@ -77,7 +77,7 @@ class Templates:
     def blocks(self, name: str, blocks: list[str], /, **context: Any) -> str:
         return render_blocks(self.env, name, blocks, **context)
 
-    def panel(self, panel: PanelView, oob: bool = False) -> Markup:
+    def panel(self, panel: PanelView | PanelUpdate, oob: bool = False) -> Markup:
         """The dgx-1 panel (templates/panel.html), rendered once per different panel: a step page or a widget
         update showing a panel already drawn gets it from memory by its key, the placed load's digest (the
         panel's one cache: about 1 ms a render saved)."""
@@ -86,5 +86,6 @@ class Templates:
         if html is None:
             if len(self._panels) >= PANELS_KEPT:
                 self._panels.clear()
-            html = self._panels[key] = Markup(self.block("panel.html", "panel", panel=panel, oob=oob))
+            view = panel.view() if isinstance(panel, PanelUpdate) else panel  # laid out only when drawn
+            html = self._panels[key] = Markup(self.block("panel.html", "panel", panel=view, oob=oob))
         return html
