@@ -252,6 +252,24 @@
     event.detail.shouldSwap = false;
   });
 
+  // Out-of-band parts marked data-plain (a widget's used values, its stale note, its field messages, the panel's
+  // announcement) hold nothing for htmx, so they too are swapped natively: htmx's own swap walks and cleans every
+  // element it removes (the plan's used values are 21 inputs) on every keystroke. An outerHTML part arrives as a
+  // fragment holding the element; an innerHTML one as the element whose children replace the target's.
+  document.addEventListener("htmx:oobBeforeSwap", (event) => {
+    const { target, fragment } = event.detail;
+    if (!target || !fragment || !event.detail.shouldSwap) return;
+    const whole = fragment.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? fragment.firstElementChild : null;
+    if (whole && whole.id === target.id && whole.hasAttribute("data-plain")) {
+      target.replaceWith(whole);
+    } else if (fragment.nodeType === Node.ELEMENT_NODE && fragment.hasAttribute("data-plain")) {
+      target.replaceChildren(...fragment.childNodes);
+    } else {
+      return;
+    }
+    event.detail.shouldSwap = false;
+  });
+
   // Range outputs show the value while dragging, before the server answers.
   document.addEventListener("input", (event) => {
     const input = event.target;
