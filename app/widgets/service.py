@@ -181,7 +181,7 @@ def _computed(widget: Widget[P, R], params: P) -> tuple[R, NodeLoad | None]:
 
 def _live(result: BaseModel) -> TypeGuard[LiveRun]:
     """A live run's result? Asked of its class once: a runtime-checkable Protocol's isinstance walks the protocol's
-    members on every call (about 0.1 ms, on every update of every widget)."""
+    members on every call (about 11 µs, twice on every update of every widget)."""
     return _live_class(type(result))
 
 
