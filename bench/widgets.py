@@ -176,7 +176,8 @@ PAGE_CLOCK = """(() => {
 TIME_SYNTHETIC = """async ({id, values, n}) => {
   const control = document.getElementById(id);
   const times = [];
-  for (let i = 0; i < n; i++) {
+  const first = control.value === values[0] ? 1 : 0;  // start with the value not shown ("changed" skips the same)
+  for (let i = first; i < n + first; i++) {
     await new Promise((resolve) => setTimeout(resolve, 40));  // let the previous update settle
     const swapped = new Promise((resolve) => document.body.addEventListener('htmx:afterSwap', resolve, {once: true}));
     const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 5000));
