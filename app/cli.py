@@ -19,8 +19,8 @@ from app import startup
 from app.classroom.classes import get_class
 from app.classroom.db import Database, upgrade
 from app.classroom.export import FORMATS, export
+from app.companion import profiling
 from app.drills import selfcheck
-from app.engine import profiling
 from app.engine.errors import EngineError
 from app.engine.plan import PlanRequest, make_plan, plan_report
 from app.lessons import scaffold
@@ -41,8 +41,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port or settings.port
     print(f"GPU Classroom on http://{host}:{port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.run("app.main:app", host=host, port=port, workers=args.workers, log_level="info",
-                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)
+    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=args.workers, log_level="info",
+                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)  # each worker builds its app
     return 0
 
 
@@ -50,7 +50,7 @@ def cmd_author(args: argparse.Namespace) -> int:
     """Serve in author mode on one process: the configured lessons plus the folders given, watched."""
     import uvicorn
 
-    from app.main import create_app  # here, not above: importing app.main builds the served app
+    from app.main import create_app  # here, not above: the other commands need no web stack
 
     settings = Settings()
     given_folders(args.path)

@@ -125,5 +125,3 @@ def _served(settings: Settings) -> list[Lesson]:
         log.error("%s", problem)
     return lessons
 
-
-app = create_app()

@@ -35,9 +35,6 @@ class _Unhandled(logging.Handler):
 
 
 # Tests that force a 500 without asking for `server_errors`: the socket's, which go with it (issue 26).
-FORCES_500 = ("tests/web/test_widget_socket.py::",)
-
-
 @pytest.fixture(autouse=True)
 def _no_unhandled_errors(request: pytest.FixtureRequest) -> Iterator[_Unhandled]:
     """A 500 fails the test that caused it, even where the test never looked at the status: the app answers an
@@ -48,7 +45,7 @@ def _no_unhandled_errors(request: pytest.FixtureRequest) -> Iterator[_Unhandled]
     logger.addHandler(handler)
     yield handler
     logger.removeHandler(handler)
-    asked = "server_errors" in request.fixturenames or request.node.nodeid.startswith(FORCES_500)
+    asked = "server_errors" in request.fixturenames
     if not asked and handler.records:
         first = handler.records[0]
         text = logging.Formatter().formatException(first.exc_info) if first.exc_info else ""

@@ -10,9 +10,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.pages.errors import NotFound
+from app.pages.errors import NotFound, readable
+from app.pages.views import ErrorPage
 from app.web.responses import problem, unprocessable
-from app.widgets.base import readable
 
 log = logging.getLogger("gpu_classroom")
 
@@ -37,8 +37,7 @@ def _wants_json(request: Request) -> bool:
 
 def _page(request: Request, status: int, message: str) -> Response:
     templates = request.app.state.templates
-    html = templates.page("error.html", request=request, status=status, title=TITLES.get(status, "Error"),
-                          message=message)
+    html = templates.render(ErrorPage(title=TITLES.get(status, "Error"), message=message), request)
     return HTMLResponse(html, status_code=status)
 
 

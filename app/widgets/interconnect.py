@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -12,13 +11,12 @@ from app.engine.interconnect import AllReduceComparison, all_reduce_comparison
 from app.engine.workload import Precision
 from app.widgets._fields import ModelId
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 300
 SHORT = {"nvlink": "NVLink", "pcie": "PCIe Gen5", "network": "Network"}
 
 
-def _links(value: Any) -> str:
+def _links(value: object) -> str:
     """Link ids as 'nvlink,pcie,network'; a YAML list or its text form is accepted too."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
@@ -42,7 +40,7 @@ class Params(BaseModel):
 
     @field_validator("links", mode="before")
     @classmethod
-    def _check_links(cls, value: Any) -> str:
+    def _check_links(cls, value: object) -> str:
         return _links(value)
 
 
@@ -88,13 +86,11 @@ def compute(params: Params) -> InterconnectView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="interconnect",
-        title="One all-reduce, three links",
-        params=Params,
-        compute=compute,
-        template="widgets/interconnect.html",
-        description="Ring all-reduce of a model's gradients over NVLink, PCIe Gen5 and a 400 Gb/s network.",
-    )
+WIDGET = Widget(
+    name="interconnect",
+    title="One all-reduce, three links",
+    params=Params,
+    compute=compute,
+    template="widgets/interconnect.html",
+    description="Ring all-reduce of a model's gradients over NVLink, PCIe Gen5 and a 400 Gb/s network.",
 )

@@ -13,7 +13,6 @@ from app.engine.workload import Precision
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Prediction, Widget
-from app.widgets.registry import register
 
 PLOT_W, PLOT_H = 420, 210
 X_AXIS = (-1, 4)  # intensity from 0.1 to 10,000 FLOPs per byte
@@ -162,15 +161,13 @@ def predict(params: Params, view: RooflineView) -> Prediction:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="roofline",
-        title="The roofline",
-        params=Params,
-        compute=compute,
-        template="widgets/roofline.html",
-        node_load=place,
-        description="Log-log roofline of an H100 with decode's operating point moved by the batch.",
-        predict=predict,
-    )
+WIDGET = Widget(
+    name="roofline",
+    title="The roofline",
+    params=Params,
+    compute=compute,
+    template="widgets/roofline.html",
+    node_load=place,
+    description="Log-log roofline of an H100 with decode's operating point moved by the batch.",
+    predict=predict,
 )

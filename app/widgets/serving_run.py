@@ -17,7 +17,6 @@ from app.engine.workload import splits_heads
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot, nice_max
 from app.widgets.base import Widget, one_of
-from app.widgets.registry import register
 
 SIMULATED_SECONDS = 300  # the run shows five minutes of traffic; a real service keeps going
 BATCH_CHOICES = (1, 4, 8, 16, 32, 64, 128, 256)
@@ -209,14 +208,12 @@ def compute(params: Params) -> Result:
     )  # fmt: skip
 
 
-WIDGET = register(
-    Widget(
-        name="serving-run",
-        title="A chat service on dgx-1",
-        params=Params,
-        compute=compute,
-        template="widgets/serving-run.html",
-        description="A live serving run: arrivals, continuous batching, queue, time to first token, time per "
-        "output token, throughput, and what saturation looks like.",
-    )
+WIDGET = Widget(
+    name="serving-run",
+    title="A chat service on dgx-1",
+    params=Params,
+    compute=compute,
+    template="widgets/serving-run.html",
+    description="A live serving run: arrivals, continuous batching, queue, time to first token, time per "
+    "output token, throughput, and what saturation looks like.",
 )

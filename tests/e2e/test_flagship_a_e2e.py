@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import Server, Watched, axe_violations, screenshot, widget_answer
+from tests.e2e.conftest import Server, Watched, axe_violations, screenshot
 
 pytestmark = pytest.mark.e2e
 FLAGSHIP = "/lessons/what-ai-workloads-need"
@@ -56,7 +56,7 @@ def test_launch_is_refused_before_it_starts_and_the_same_again(watched: Watched,
     outcome = plan.locator('[data-launch="refused"]')
     expect(outcome).to_contain_text("Launch refused before anything started. GPU 0 needs 185.0 GB but holds 80 GB")
     first = plan.locator(".plan-result").inner_text()
-    with widget_answer(page, lambda url: re.search(r"/widgets/plan\?.*launched=true", url) is not None):
+    with page.expect_response(re.compile(r"/widgets/plan\?.*launched=true")):
         plan.get_by_role("button", name="Launch").click()
     expect(outcome).to_be_visible()
     assert plan.locator(".plan-result").inner_text() == first

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import KEEP_ANSWERS, Server, Watched, axe_violations, screenshot, widget_answer
+from tests.e2e.conftest import Server, Watched, axe_violations, screenshot
 
 pytestmark = pytest.mark.e2e
 FLAGSHIP = "/lessons/what-ai-workloads-need"
@@ -40,9 +40,7 @@ def test_the_training_run_moves_stops_at_its_end_and_stops_polling(watched: Watc
     expect(page.locator("#dgx-panel")).to_contain_text("training Llama 3.1 8B on 8 GPUs: finished")
     polls: list[str] = []
     page.on("request", lambda r: polls.append(r.url) if "/widgets/training-run" in r.url else None)
-    page.evaluate(KEEP_ANSWERS)  # and the polls over the page's socket
     page.wait_for_timeout(1500)
-    polls += [a["url"] for a in page.evaluate("() => window.gcAnswers") if "/widgets/training-run" in a["url"]]
     assert polls == [], "the finished run still polls"
     watched.assert_clean()
 
@@ -80,7 +78,7 @@ def test_turning_the_loader_down_mid_run_continues_from_where_it_is(watched: Wat
     loader = run.get_by_label("Data loader, sequences a second")
     loader.click()
     loader.press("Control+a")
-    with widget_answer(page, lambda url: "/widgets/training-run" in url and "loader_samples_per_second=4" in url):
+    with page.expect_response(lambda r: "/widgets/training-run" in r.url and "loader_samples_per_second=4" in r.url):
         page.keyboard.type("4")  # trusted key events: 64 becomes 4 sequences a second, half what the GPUs take
     expect(run.locator('[data-starved="true"]')).to_be_visible()
     readings = [shown_percent(progress)]
@@ -158,7 +156,7 @@ def test_own_vs_rent_moves_with_the_slider_from_the_keyboard(watched: Watched, s
     slider = cost.get_by_label(re.compile("^Utilisation"))
     slider.focus()
     for _ in range(6):  # one key at a time: a newer request would abort the older (hx-sync), which htmx logs
-        with widget_answer(page, lambda url: "/widgets/own-vs-rent" in url):
+        with page.expect_response(lambda r: "/widgets/own-vs-rent" in r.url):
             page.keyboard.press("ArrowLeft")
     expect(cost.locator("output")).to_have_text("30 %")
     expect(cost.locator('[data-value="verdict"]')).to_contain_text("renting is cheaper")

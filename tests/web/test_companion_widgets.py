@@ -90,7 +90,7 @@ def test_training_multiplies_the_footprint(client: TestClient) -> None:
 
 def test_training_with_int4_weights_is_refused(client: TestClient) -> None:
     r = client.get("/widgets/memory-capacity?mode=train&precision=int4", headers=HX)
-    assert r.status_code == 422 and "for serving only" in r.text
+    assert r.status_code == 422 and "storage format for serving" in r.text
 
 
 def test_slide_3_all_reduce_takes_62_ms_on_nvlink_and_longer_elsewhere(lessons_client: TestClient) -> None:

@@ -38,7 +38,7 @@ def test_an_mfu_above_one_is_refused_beside_the_slider(client: TestClient) -> No
 
 
 def panel_key(html: str) -> str:
-    found = re.search(r'id="dgx-panel-key" name="panel_key" value="([0-9a-f]+)"', html)
+    found = re.search(r'<aside id="dgx-panel"[^>]*data-key="([0-9a-f]+)"', html)
     assert found
     return found.group(1)
 
