@@ -18,7 +18,7 @@ from app.drills import registry as drills
 from app.drills.author_errors import messages, suggest
 from app.drills.declared_check import Located, line_of, yaml_lines
 from app.lessons.expressions import Evaluator
-from app.widgets.base import Widget
+from app.widgets.base import AnyWidget
 from app.widgets.registry import all_widgets, get_widget
 
 
@@ -49,7 +49,7 @@ def validate_lesson_block(kind: str, name: str, params: dict[str, object], sourc
     return settings_problems(f"drill {name}", drill.settings, params, source)
 
 
-def widget_problems(widget: Widget, params: Mapping[str, Any], source: str) -> list[str]:
+def widget_problems(widget: AnyWidget, params: Mapping[str, Any], source: str) -> list[str]:
     """A widget block's settings the widget does not have, and values its inputs refuse, each at its key's line."""
     lines = yaml_lines(source)
     fields = list(widget.params.model_fields)
