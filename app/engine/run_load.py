@@ -11,7 +11,7 @@ import math
 from app.engine import memory
 from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad, spread
-from app.engine.serving_run import ServingRun, ServingSnapshot
+from app.engine.serving_run import ServingRun, ServingSnapshot, plan_request
 from app.engine.text import num
 from app.engine.training_run import TrainingRun, TrainingSnapshot
 from app.engine.workload import PlanRequest
@@ -51,12 +51,9 @@ def training_load(run: TrainingRun, snap: TrainingSnapshot | None, running: bool
 
 
 def serving_request(run: ServingRun, batch: int) -> PlanRequest:
-    """The serving run as a plan: `batch` sequences, each caching a whole request's tokens."""
-    return PlanRequest(
-        model=run.model, gpu=run.gpu, precision=run.precision, kv_precision=run.kv_precision,
-        gpus=run.gpus, batch_size=batch, context_tokens=run.prompt_tokens + run.output_tokens,
-        prompt_tokens=run.prompt_tokens, output_tokens=run.output_tokens, mfu=run.mfu,
-    )  # fmt: skip
+    """The serving run as a plan: `batch` sequences, each caching a whole request's tokens
+    (app.engine.serving_run.plan_request, the one the run sizes its batch limit from)."""
+    return plan_request(run, batch)
 
 
 def serving_utilisation(snap: ServingSnapshot | None) -> float:
