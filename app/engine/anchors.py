@@ -21,6 +21,7 @@ from app.engine.plan import PlanRequest, make_plan
 from app.engine.power import gpu_watts, node_watts
 from app.engine.serving_run import ServingRun, simulate_serving
 from app.engine.units import GB, GiB
+from app.engine.workload import GpuId
 
 Unit = Literal["GiB", "GB", "tokens/s", "tokens/s a GPU", "%", "ms", "W", "kW"]
 
@@ -152,7 +153,7 @@ def _mlperf_tokens_per_second() -> tuple[float, str]:
     return snap.capacity_requests_per_second * MLPERF_OUTPUT_TOKENS, note
 
 
-def _nemo_latency(gpu: str) -> Callable[[], tuple[float, str]]:
+def _nemo_latency(gpu: GpuId) -> Callable[[], tuple[float, str]]:
     """Llama-2-7B, batch 1, 128 prompt and 20 output tokens: prefill and 19 decode steps, in ms."""
 
     def figure() -> tuple[float, str]:

@@ -46,16 +46,18 @@ def _gpu_constants() -> list[Constant]:
                      source=POWER_SOURCE),
             Constant(group=gpu.name, name="idle power with a model's weights loaded", value=idle_watts(gpu, True),
                      unit="W", source=POWER_SOURCE + "; A100 and H200: the H100's step from loading, assumed"),
-            Constant(group=gpu.name, name="matrix multiplies reach (MAMF share of peak)", value=gpu.matmul_efficiency,
-                     unit="share", source="stas00/ml-engineering, compute/accelerator/README.md, Maximum Achievable "
-                     "Matmul FLOPS table (A100 SXM 267.9 of 312, H100 SXM 792.1 of 989; H200 as H100)"),
+            Constant(group=gpu.name, name="matrix multiplies reach (MAMF share of peak)",
+                     value=gpu.matmul_efficiency, unit="share",
+                     source="stas00/ml-engineering, compute/accelerator/README.md, Maximum Achievable Matmul FLOPS "
+                     "table (A100 SXM 267.9 of 312, H100 SXM 792.1 of 989; H200 as H100)"),
             Constant(group=gpu.name, name="attention reaches (FlashAttention-2, share of peak)",
                      value=gpu.attention_efficiency, unit="share",
                      source="FlashAttention-3 paper (arXiv 2407.08608): FA2 reaches 35 % of the H100; FlashAttention-2 "
                      "paper (arXiv 2307.08691): 50-73 % of the A100"),
-            Constant(group=gpu.name, name="memory bandwidth decode kernels reach", value=gpu.bandwidth * HBM_ACHIEVED_SHARE,
-                     unit="bytes/s", source="the datasheet bandwidth × 68.5 %: gpt-fast's batch-1 decode of Llama-2-7B "
-                     "read 1,397 of the A100's 2,039 GB/s (pytorch-labs/gpt-fast README); the same share for every GPU"),
+            Constant(group=gpu.name, name="memory bandwidth decode kernels reach",
+                     value=gpu.bandwidth * HBM_ACHIEVED_SHARE, unit="bytes/s",
+                     source="the datasheet bandwidth × 68.5 %: gpt-fast's batch-1 decode of Llama-2-7B read"
+                     "1,397 of the A100's 2,039 GB/s (pytorch-labs/gpt-fast README); the same share for every GPU"),
             Constant(group=gpu.name, name="NVLink, one way", value=gpu.nvlink_bandwidth, unit="bytes/s",
                      source=gpu.source),
             Constant(group=gpu.name, name="PCIe x16, one way", value=gpu.pcie_bandwidth, unit="bytes/s",
@@ -92,8 +94,9 @@ def _node_constants() -> list[Constant]:
     ]  # fmt: skip
     rows += [Constant(group="Links", name=lk.name, value=lk.bandwidth, unit="bytes/s", source=lk.source)
              for lk in LINKS.values()]  # fmt: skip
-    rows.append(Constant(group="Links", name="NVLink 4 bus bandwidth collectives reach (used by every collective)",
-                         value=NVLINK_4_ACHIEVED, unit="bytes/s", source="jax-ml scaling-book, GPU chapter"))  # fmt: skip
+    rows.append(Constant(group="Links", name="NVLink 4 bus bandwidth every collective reaches",
+                         value=NVLINK_4_ACHIEVED, unit="bytes/s",
+                         source="jax-ml scaling-book, GPU chapter"))  # fmt: skip
     rows.append(Constant(group="Links", name="rails' bus bandwidth across nodes (used beyond 8 GPUs)",
                          value=collectives.bus_bandwidth(16), unit="bytes/s",
                          source="8 × 50 GB/s at NVLink's achieved share of its line rate (an assumption)"))
@@ -114,8 +117,8 @@ def _engine_constants() -> list[Constant]:
         Constant(group="Engine", name="tokens a serving step carries (chunked prefill budget)",
                  value=compute.STEP_TOKEN_BUDGET, unit="tokens",
                  source="vLLM max_num_batched_tokens and TensorRT-LLM max_num_tokens defaults (8,192)"),
-        Constant(group="Engine", name="training: non-matmul work as HBM traffic", value=training_speed.NON_MATMUL_BYTES,
-                 unit="bytes a token, layer and unit of width",
+        Constant(group="Engine", name="training: non-matmul work as HBM traffic",
+                 value=training_speed.NON_MATMUL_BYTES, unit="bytes a token, layer and unit of width",
                  source="fitted once to torchtitan's Llama 3.1 8B on 8 H100 (FSDP, selective, compile: 6,667 "
                  "tokens/s a GPU); every other training anchor checks it"),
         Constant(group="Engine", name="server's non-GPU power (CPUs, memory, NVSwitch, NICs, fans)",

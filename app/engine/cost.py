@@ -93,16 +93,16 @@ class CostAssumptions(BaseModel):
         ge=0,
         le=DGX_H100.max_power_watts,
         allow_inf_nan=False,
-        description="Node power when idle. Illustrative: app.engine.power's rule, 8 H100s holding weights at 140 W plus the "
-        "server's non-GPU share",
+        description="Node power when idle. Illustrative: app.engine.power's rule, 8 H100s holding weights at "
+        "140 W plus the server's non-GPU share",
     )
     busy_watts: float = Field(
         default=node_watts(1.0),
         ge=0,
         le=DGX_H100.max_power_watts,
         allow_inf_nan=False,
-        description="Node power when busy. Illustrative: app.engine.power's rule, 8 H100s at their 700 W TDP plus the non-GPU "
-        "share (8.4 kW measured on an HGX H100 training, Latif et al. 2025)",
+        description="Node power when busy. Illustrative: app.engine.power's rule, 8 H100s at their 700 W TDP "
+        "plus the non-GPU share (8.4 kW measured on an HGX H100 training, Latif et al. 2025)",
     )
 
 

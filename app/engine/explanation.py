@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.engine import activations, compute, memory
 from app.engine.figures import TrainFigures
 from app.engine.fixes import fixes
-from app.engine.hardware import GPU, HBM_ACHIEVED_SHARE, get_gpu, peak_flops
+from app.engine.hardware import GPU, HBM_ACHIEVED_SHARE, peak_flops
 from app.engine.memory import MemoryBreakdown
 from app.engine.models import Architecture
 from app.engine.text import billions, gb, num, pct, sci, seconds, tflops
@@ -216,6 +216,7 @@ def train_sentences(arch: Architecture, req: PlanRequest, t: TrainFigures, gpu: 
     else:
         of = tflops(t.speed.peak)
     sp = t.speed
+    tp = f", {seconds(sp.tensor_parallel_seconds)} of tensor-parallel collectives" if sp.tensor_parallel_seconds else ""
     attention = 3 * training_attention_per_token(arch, req.context_tokens)
     whose = "given in the request" if t.mfu_given else "the engine's figure for this layout"
     lines = [
@@ -228,7 +229,7 @@ def train_sentences(arch: Architecture, req: PlanRequest, t: TrainFigures, gpu: 
         f"multiplies at {pct(gpu.matmul_efficiency)} of peak, {seconds(sp.attention_seconds)} of attention at "
         f"{pct(gpu.attention_efficiency)}, {seconds(sp.other_seconds)} of memory-bound other work (norms, "
         f"activations, optimizer)"
-        + (f", {seconds(sp.tensor_parallel_seconds)} of tensor-parallel collectives" if sp.tensor_parallel_seconds else "")
+        + tp
         + (f", idle {pct(sp.bubble)} of the step in the pipeline bubble" if sp.bubble else "")
         + (f", {seconds(sp.exposed_data_parallel_seconds)} of gradient and weight traffic the compute cannot hide"
            if sp.exposed_data_parallel_seconds else "")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr
 
 from app.engine import compute, explanation, memory, training_speed
-from app.engine.figures import ServeFigures, TrainFigures
 from app.engine.errors import DoesNotFit
+from app.engine.figures import ServeFigures, TrainFigures
 from app.engine.hardware import GPU, get_gpu
 from app.engine.memory import Knobs, MemoryBreakdown
 from app.engine.models import Architecture

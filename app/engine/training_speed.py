@@ -4,7 +4,7 @@ that follows (an output of the plan, unless the request gives one).
 A step of one data-parallel replica is its micro-batches; each GPU does its share of their work:
 
 - matrix multiplies: 6·N FLOPs a token (8·N with full recomputation, which reruns the forward pass), at the
-  GPU's measured matrix-multiply share (MAMF), fp8 ones `fp8_speedup` × faster;
+  GPU's measured matrix-multiply share (MAMF);
 - attention: the causal QKᵀ and AV products, forward once and backward twice (3 × the prefill count, as
   FlashAttention's backward does), once more when selective or full recomputation reruns the forward, at
   FlashAttention-2's share of the 16-bit peak;
@@ -18,7 +18,10 @@ A step of one data-parallel replica is its micro-batches; each GPU does its shar
   forward and backward, overlapped with the compute: only what exceeds it shows;
 - pipeline: the bubble of the schedule, (p−1)/(m+p−1) of the step for 1F1B, (p−1)/(v·m+p−1) interleaved;
 - context parallel: ring attention passes the K/V blocks while the attention computes (overlapped; not
-  charged).
+  charged);
+- fp8 (Float8 training): the matrix multiplies and the element-wise work fused around them (casts, scales) run
+  `fp8_speedup` × faster; attention stays in bf16 and communication is unchanged. torchtitan measured 1.28×
+  for a whole 8B step at 8,192 tokens (workload.FP8_SPEEDUP), where those two are most of it.
 
 MFU counts model FLOPs only: 6·N·D plus causal attention forward and backward (3 × 2·L·h·T a token), whatever
 is recomputed. PaLM (Chowdhery et al. 2022, app. B) and torchtitan count attention without the causal halving
@@ -119,8 +122,8 @@ def training_speed(arch: Architecture, req: PlanRequest, gpu: GPU) -> TrainingSp
     replica_tokens = req.batch_size * req.context_tokens * m
     share = replica_tokens / split  # a GPU's share of the replica's tokens, in token-equivalents of work
 
-    mm_rate = sixteen * gpu.matmul_efficiency * (req.fp8_speedup if fp8 else 1.0)
-    forward_mm = 2 * arch.active_parameters * share / mm_rate
+    speedup = req.fp8_speedup if fp8 else 1.0
+    forward_mm = 2 * arch.active_parameters * share / (sixteen * gpu.matmul_efficiency)
     matmul = forward_mm * (4 if ckpt == "full" else 3)
     attn_forward = attention_forward_flops_per_token(arch, req.context_tokens) * share / (
         sixteen * gpu.attention_efficiency
@@ -140,6 +143,8 @@ def training_speed(arch: Architecture, req: PlanRequest, gpu: GPU) -> TrainingSp
         )
         tp = calls * pair * arch.layers / req.pipeline_parallel * m
 
+    sped = (forward_mm + other_forward if ckpt == "full" else 0.0) * (1 / speedup - 1)
+    matmul, other, recompute = matmul / speedup, other / speedup, recompute + sped
     work = matmul + attention + other + tp
     idle = bubble(req)
     dp = _data_parallel_seconds(arch, req, working)
