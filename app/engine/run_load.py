@@ -70,18 +70,30 @@ def serving_utilisation(snap: ServingSnapshot | None) -> float:
     return 1 - math.exp(-snap.batch)
 
 
-def serving_load(run: ServingRun, snap: ServingSnapshot | None, running: bool = True) -> NodeLoad:
-    """Weights resident, the KV cache reserved for a full batch (servers allocate it up front), busy share."""
+def serving_load(
+    run: ServingRun, snap: ServingSnapshot | None, running: bool = True, finished: bool = False
+) -> NodeLoad:
+    """Weights resident, the KV cache reserved for a full batch (servers allocate it up front), busy share.
+
+    The batch is the run's own limit, sized from this same plan (serving_run.batch_that_fits), so the panel
+    and the run agree on whether it fits; the words follow the run's state (keeping up, draining, saturated;
+    paused; finished)."""
     limit = snap.batch_limit if snap is not None else run.max_batch
     mem = memory.per_gpu(serving_request(run, max(1, limit)))
     shares = {c: int(getattr(mem, c)) for c in COMPONENTS}
     name = f"serving {serving_request(run, 1).architecture.name} on {_gpus(run.gpus)}"
     if snap is None or snap.elapsed_seconds == 0:
         activity = f"{name}: weights loaded, waiting for requests"
+    elif finished:
+        activity = f"{name}: finished, the replay is over"
     elif not running:
         activity = f"{name}: paused, no new requests admitted"
+    elif snap.state == "saturated":
+        activity = f"{name}: saturated, the queue grows"
+    elif snap.state == "draining":
+        activity = f"{name}: draining a queue of {num(snap.queue)}"
     else:
-        activity = f"{name}: saturated, the queue grows" if snap.saturated else f"{name}: keeping up"
+        activity = f"{name}: keeping up"
     busy = serving_utilisation(snap) if running else 0.0
     return spread(
         shares, run.gpus, activity=activity, utilisation=busy, capacity=mem.capacity, gpu=get_gpu(run.gpu)

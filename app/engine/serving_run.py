@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -26,6 +27,9 @@ from app.engine.randomness import poisson
 from app.engine.workload import MAX_GPUS, GpuId, ModelChoice, PlanRequest, Precision, split_field
 
 WINDOW_SECONDS = 60
+ServingState = Literal["keeping up", "draining", "saturated"]
+# Fewer requests waiting than this is an empty queue (the fluid backlog decays towards zero, never to it).
+EMPTY_QUEUE = 0.5
 # Fixed-point iterations for the batch size the arrival rate sustains (converges in a handful).
 _ITERATIONS = 40
 
@@ -98,6 +102,13 @@ class ServingSnapshot(BaseModel):
         description="Requests a second the server finishes with a full batch"
     )
     saturated: bool = Field(description="True when requests arrive faster than the capacity: the queue grows")
+    state: ServingState = Field(
+        description="keeping up (no queue), draining (arrivals below capacity, a queue left from before) or "
+        "saturated (arrivals above capacity): the one verdict the widget and the dgx-1 panel show"
+    )
+    drain_seconds: float | None = Field(
+        description="Simulated seconds until the queue clears at the present rates; null when it does not shrink"
+    )
     arrivals: int = Field(description="Requests that arrived in the last second")
     batch: float = Field(description="Sequences being decoded now (average)")
     queue: float = Field(description="Requests waiting for a slot in the batch")
@@ -283,12 +294,16 @@ def simulate_serving(
     admitted = mu if queue > 0 else min(mu, sum(h.arrivals for h in recent) / max(1, len(recent)))
     batch, tpot = _sustained_batch(s, admitted)
     prefill = s.prefill(batch)
+    saturated = run.arrival_rate > mu
+    state: ServingState = "saturated" if saturated else "draining" if queue >= EMPTY_QUEUE else "keeping up"
     return ServingSnapshot(
         elapsed_seconds=elapsed,
         batch_limit=s.batch_limit,
         batch_limited_by=s.limited_by,
         capacity_requests_per_second=mu,
-        saturated=run.arrival_rate > mu,
+        saturated=saturated,
+        state=state,
+        drain_seconds=queue / (mu - run.arrival_rate) if state == "draining" else None,
         arrivals=history[-1].arrivals if history else 0,
         batch=batch,
         queue=queue,
