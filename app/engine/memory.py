@@ -66,7 +66,7 @@ QUANTIZED = ("fp8", "int8", "int4")
 # What a real quantized checkpoint quantizes: the matrices inside the transformer blocks. The token
 # embeddings, the LM head, the norms, biases and MoE routers stay 16-bit, as in
 # neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8 (9.08 GB) and hugging-quants/Meta-Llama-3.1-8B-Instruct-
-# AWQ-INT4 (5.73 GB) (measured-runs.md): a pure parameters x bits / 8 would say 8.03 and 4.14 GB.
+# AWQ-INT4 (5.73 GB) (measured-runs.md): a pure parameters x bits / 8 would say 8.03 and 4.02 GB.
 QUANTIZED_PARTS = "the attention and MLP matrices of every layer"
 KEPT_16BIT_PARTS = "the token embeddings, the LM head and the norms"
 # Bytes of the parts a quantized checkpoint keeps in 16 bits.
