@@ -38,7 +38,7 @@ class DecodeSpeed(BaseModel):
     bytes_read: float = Field(description="Weights and KV cache: what one decode step reads")
     flops_per_token: float = Field(description="2 × active parameters")
     compute_seconds: float = Field(description="FLOPs ÷ peak: the maths alone at full speed")
-    weights_only_tokens_per_second: float = Field(description="The ceiling with weights alone: bandwidth ÷ weight bytes")
+    weights_only_tokens_per_second: float = Field(description="The ceiling, weights alone: bandwidth ÷ weight bytes")
     ceiling_tokens_per_second: float = Field(description="The ceiling: datasheet bandwidth ÷ (weights + KV cache)")
     achieved_bandwidth: float = Field(description="What decode kernels reach: the bandwidth × the HBM share")
     tokens_per_second: float = Field(

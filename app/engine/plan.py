@@ -55,12 +55,12 @@ def _times(b: compute.Bound, n: int) -> compute.Bound:
 
 
 def serve_bounds(
-    arch: Architecture, req: PlanRequest, mem: MemoryBreakdown
+    arch: Architecture, req: PlanRequest, mem: MemoryBreakdown, gpu: GPU
 ) -> tuple[compute.Bound, compute.Bound]:
     """Prefill and decode-step bounds, as a serving stack runs them (compute.serve_step): the prefill of the
     batch's prompts in chunks of at most STEP_TOKEN_BUDGET tokens, each reading this GPU's weights; a decode
     step reading the weights and the KV cache."""
-    gpu, tp = get_gpu(req.gpu), req.gpus
+    tp = req.gpus
     tokens = req.batch_size * req.prompt_tokens
     chunks = -(-tokens // compute.STEP_TOKEN_BUDGET)
     chunk = -(-tokens // chunks)
@@ -77,7 +77,7 @@ def serve_bounds(
     return _times(one, chunks), step
 
 
-def _serve_figures(req: PlanRequest, pre: compute.Bound, step: compute.Bound) -> ServeFigures:
+def _serve_figures(req: PlanRequest, pre: compute.Bound, step: compute.Bound, gpu: GPU) -> ServeFigures:
     """Serving speed from the two phases."""
     return ServeFigures(
         prefill_seconds=pre.seconds,
@@ -87,13 +87,13 @@ def _serve_figures(req: PlanRequest, pre: compute.Bound, step: compute.Bound) ->
         request_seconds=pre.seconds + req.output_tokens * step.seconds,
         prefill=pre,
         decode=step,
-        efficiency=compute.serving_efficiency(get_gpu(req.gpu), req.mfu),
+        efficiency=compute.serving_efficiency(gpu, req.mfu),
     )
 
 
-def _train_figures(arch: Architecture, req: PlanRequest) -> TrainFigures:
+def _train_figures(arch: Architecture, req: PlanRequest, gpu: GPU) -> TrainFigures:
     """Training time: the step model's own MFU (or the request's), applied to model FLOPs."""
-    speed = training_speed.training_speed(arch, req, get_gpu(req.gpu))
+    speed = training_speed.training_speed(arch, req, gpu)
     mfu = speed.mfu if req.mfu is None else req.mfu
     per_token = speed.model_flops_per_token
     flops = per_token * req.train_tokens
@@ -120,14 +120,15 @@ def _train_peak(gpu: GPU, req: PlanRequest) -> float:
     return compute.training_peak(gpu, training_precision(req.optimizer, req.precision), req.fp8_speedup)
 
 
-def _train_step(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown, mfu: float) -> compute.Bound:
+def _train_step(
+    arch: Architecture, req: PlanRequest, mem: MemoryBreakdown, mfu: float, gpu: GPU
+) -> compute.Bound:
     """One step on one GPU: its FLOPs against the bytes it moves.
 
     Bytes: the full weights read three times (forward, and backward for activation and weight
     gradients), gradients written and read, optimizer state read and written, activations written
     and read.
     """
-    gpu = get_gpu(req.gpu)
     tokens = req.batch_size * req.context_tokens
     flops = compute.training_flops(arch.active_parameters, tokens)
     state = training_state(req.optimizer, req.precision)
@@ -138,21 +139,21 @@ def _train_step(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown, mfu:
 
 def make_plan(req: PlanRequest) -> Plan:
     """Plan a request: memory on each GPU, whether it fits, how fast it runs, and why."""
-    arch = req.architecture
+    arch, gpu = req.architecture, get_gpu(req.gpu)
     knobs = Knobs.of(req)
-    capacity = get_gpu(req.gpu).memory_bytes
+    capacity = gpu.memory_bytes
     mem = memory.breakdown(arch, knobs, capacity)
     fits = mem.total <= capacity
     lines = explanation.model_sentences(arch, req, mem)
     serve = train = None
     if req.mode == "serve":
-        pre, step = serve_bounds(arch, req, mem)
-        serve, binds = _serve_figures(req, pre, step), step.binds
-        speed = explanation.serve_sentences(req, pre, step, mem, get_gpu(req.gpu))
+        pre, step = serve_bounds(arch, req, mem, gpu)
+        serve, binds = _serve_figures(req, pre, step, gpu), step.binds
+        speed = explanation.serve_sentences(req, pre, step, mem, gpu)
     else:
-        train = _train_figures(arch, req)
-        binds = _train_step(arch, req, mem, train.mfu).binds
-        speed = explanation.train_sentences(arch, req, train, get_gpu(req.gpu))
+        train = _train_figures(arch, req, gpu)
+        binds = _train_step(arch, req, mem, train.mfu, gpu).binds
+        speed = explanation.train_sentences(arch, req, train, gpu)
     fewest = memory.min_gpus(arch, knobs, capacity)
     lines += [memory.verdict(mem), *([] if fits else explanation.fix_sentences(req, fewest)), *speed]
     plan = Plan(

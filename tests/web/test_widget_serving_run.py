@@ -197,8 +197,9 @@ def test_the_widget_and_the_panel_say_finished_together(client: TestClient, cloc
 
 
 @pytest.mark.parametrize("model", ["llama-3.1-8b", "llama-3.1-70b"])
-def test_the_run_and_the_panel_agree_that_it_fits_at_the_batch_it_runs(client: TestClient, clock: Clock,
-                                                                       model: str) -> None:  # fmt: skip
+def test_the_run_and_the_panel_agree_that_it_fits_at_the_batch_it_runs(
+    client: TestClient, clock: Clock, model: str
+) -> None:
     """Learner walk W19, W20: the 70B on 2 GPUs and the 8B at a batch limit of 256 ran while the panel said
     'does not fit'. The run now takes the batch its memory holds, says so, and the panel shows that plan fitting."""
     _, html = run(client, clock, f"&model={model}&max_batch=256&arrival_rate=30", 6)

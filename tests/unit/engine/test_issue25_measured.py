@@ -23,7 +23,7 @@ from app.engine.training_speed import bubble
 LLAMA_8B = get_model("llama-3.1-8b")
 # Rows whose published figure is a calibration of one engine constant, not a check of it (said on /numbers).
 CALIBRATIONS = {"tt-8b-compile-tps", "nemo-llama2-7b-h100", "nemo-llama2-7b-a100", "h100-loaded-idle",
-                "hgx-h100-training-power"}  # fmt: skip
+                "hgx-h100-training-power"}
 # The one row the engine misses by a little more than 20 %, with its reason on /numbers.
 WIDER = {"tt-8b-cp2-64k-tps": 0.25}
 
@@ -53,7 +53,7 @@ def test_item_2_mlperf_llama_2_70b_on_dgx_1_is_within_20_percent_with_the_all_re
     """21,806 output tokens a second (MLPerf v4.0, 8 H100, fp8, TensorRT-LLM)."""
     assert rows()["mlperf-llama2-70b"] == pytest.approx(1.0, abs=0.2)
     run = ServingRun(model=get_model("llama-3.1-70b"), precision="fp8", kv_precision="fp8", gpus=8,
-                     prompt_tokens=300, output_tokens=292, max_batch=4096, arrival_rate=1000)  # fmt: skip
+                     prompt_tokens=300, output_tokens=292, max_batch=4096, arrival_rate=1000)
     snap = simulate_serving(run, 0, 0)
     assert snap.batch_limit > 1000  # chunked prefill under an 8,192-token budget keeps thousands decoding
 
@@ -82,7 +82,7 @@ def test_item_4_mfu_is_an_output_that_grows_with_model_width_and_accepts_an_over
     """The 8B reaches a lower MFU than the 70B on the same kind of layout; a given mfu is used as is."""
     small = make_plan(PlanRequest(mode="train", gpus=8, sharding="zero3", batch_size=2)).train
     large = make_plan(PlanRequest(mode="train", model="llama-3.1-70b", gpus=64, sharding="zero3",
-                                  batch_size=2, tensor_parallel=8)).train  # fmt: skip
+                                  batch_size=2, tensor_parallel=8)).train
     given_ = make_plan(PlanRequest(mode="train", gpus=8, sharding="zero3", batch_size=2, mfu=0.5)).train
     assert small is not None and large is not None and given_ is not None
     assert 0.2 < small.mfu < large.mfu < H100_SXM.matmul_efficiency
@@ -111,7 +111,7 @@ def test_item_6_torchtitans_3d_layouts_are_reachable_and_land_within_20_percent(
     for anchor in ("tt-70b-tps", "tt-405b-1f1b-tps", "tt-405b-interleaved-tps"):
         assert r[anchor] == pytest.approx(1.0, abs=0.2), anchor
     req = PlanRequest(mode="train", model="llama-3.1-405b", gpus=512, sharding="zero3", batch_size=4,
-                      tensor_parallel=8, pipeline_parallel=8, activation_checkpointing="full")  # fmt: skip
+                      tensor_parallel=8, pipeline_parallel=8, activation_checkpointing="full")
     assert bubble(req) == pytest.approx(7 / 15)
     assert bubble(req.model_copy(update={"pipeline_schedule": "interleaved"})) == pytest.approx(7 / 23)
 
@@ -218,15 +218,15 @@ def test_more_load_never_gives_a_shorter_queue(rate: float, more: float, seconds
 
 @settings(max_examples=40, deadline=None)
 @given(dp=st.integers(1, 512), more=st.integers(1, 512), tp=st.sampled_from([1, 2, 4, 8]),
-       pp=st.sampled_from([1, 2, 4, 8]), sharding=st.sampled_from(["none", "zero1", "zero2", "zero3"]))  # fmt: skip
+       pp=st.sampled_from([1, 2, 4, 8]), sharding=st.sampled_from(["none", "zero1", "zero2", "zero3"]))
 def test_more_gpus_never_need_more_memory_a_gpu(dp: int, more: int, tp: int, pp: int, sharding: str) -> None:
     split = tp * pp
     req = PlanRequest(mode="train", model="llama-3.1-70b", gpus=dp * split, tensor_parallel=tp,
-                      pipeline_parallel=pp, sharding=sharding)  # type: ignore[arg-type]  # fmt: skip
+                      pipeline_parallel=pp, sharding=sharding)  # type: ignore[arg-type]
     knobs, arch = Knobs.of(req), req.architecture
     assert total(arch, knobs, (dp + more) * split) <= total(arch, knobs, dp * split)
     wider = PlanRequest(mode="train", model="llama-3.1-70b", gpus=dp * split * 2, tensor_parallel=tp * 2,
-                        pipeline_parallel=pp, sharding=sharding)  # type: ignore[arg-type]  # fmt: skip
+                        pipeline_parallel=pp, sharding=sharding)  # type: ignore[arg-type]
     assert total(arch, Knobs.of(wider)) <= total(arch, knobs)
 
 
@@ -238,7 +238,7 @@ def test_more_microbatches_never_widen_the_bubble_and_interleaving_never_widens_
     def req(micro: int, schedule: str) -> PlanRequest:
         return PlanRequest(mode="train", model="llama-3.1-405b", gpus=p, pipeline_parallel=p,
                            pipeline_microbatches=micro, pipeline_schedule=schedule,  # type: ignore[arg-type]
-                           pipeline_virtual_stages=v)  # fmt: skip
+                           pipeline_virtual_stages=v)
 
     assert bubble(req(m + more, "1f1b")) <= bubble(req(m, "1f1b"))
     assert bubble(req(m, "interleaved")) <= bubble(req(m, "1f1b"))
