@@ -25,6 +25,18 @@ def training_flops(active_parameters: float, tokens: float) -> float:
     return 6 * active_parameters * tokens
 
 
+def training_attention_flops_per_token(arch: Architecture, context: int) -> float:
+    """Causal attention of training a token at a sequence length: forward (the prefill count ÷ tokens) and the
+    backward pass's two products of the same size, 3 × 2·L·(heads × head_dim)·context."""
+    return 3 * attention_flops(arch, context) / context
+
+
+def training_model_flops(arch: Architecture, tokens: float, context: int) -> float:
+    """What MFU counts for `tokens` of training in sequences of `context`: 6·N·D plus causal attention forward
+    and backward, counted as prefill counts it (issue 25 item 7). training_flops gives 6·N·D alone."""
+    return (6 * arch.active_parameters + training_attention_flops_per_token(arch, context)) * tokens
+
+
 def hardware_training_flops(active_parameters: float, tokens: float, checkpointing: str = "none") -> float:
     """FLOPs the GPUs really run: 8·N·D when full checkpointing reruns each layer's forward pass.
 

@@ -241,7 +241,7 @@ def _ridge_verdict(alone: int | None, with_kv: int | None, fits: int | None, con
     """One answer: where decode would reach the ridge on paper, and whether a batch that large can run."""
     if alone is None:
         return "Decode never reaches the ridge, whatever the batch."
-    paper = f"Weights alone, decode would reach the ridge at a batch of {alone:,}"
+    paper = f"Weights alone, decode reaches the ridge at a batch of {alone:,}"
     if not context:
         room = "" if fits is None or fits >= alone else f"; but only {fits:,} sequences fit on one {gpu}"
         return paper + room + "."

@@ -33,7 +33,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import collectives
-from app.engine.compute import attention_flops
+from app.engine.compute import attention_flops, training_model_flops
 from app.engine.hardware import GPU, achieved_bandwidth, peak_flops
 from app.engine.models import Architecture
 from app.engine.training_state import training_precision
@@ -81,8 +81,8 @@ def attention_forward_flops_per_token(arch: Architecture, context: int) -> float
 
 
 def model_flops_per_token(arch: Architecture, context: int) -> float:
-    """What MFU counts a token: 6·N plus causal attention, forward and backward (3 × forward)."""
-    return 6 * arch.active_parameters + 3 * attention_forward_flops_per_token(arch, context)
+    """What MFU counts a token: 6·N plus causal attention, forward and backward (compute.training_model_flops)."""
+    return training_model_flops(arch, 1, context)
 
 
 def bubble(req: PlanRequest) -> float:
