@@ -124,7 +124,10 @@ class DecodePoint(BaseModel):
     bytes: float = Field(description="Bytes the step reads")
     point: compute.RooflinePoint = Field(description="Intensity, attainable FLOP/s and the binding roof")
     seconds: float = Field(description="Step time at the roofline: max(FLOPs ÷ peak, bytes ÷ bandwidth)")
-    throughput: float = Field(description="Tokens a second for the whole batch at that step time")
+    ceiling_throughput: float = Field(description="Tokens a second for the whole batch at that roofline step time")
+    throughput: float = Field(
+        description="Tokens a second for the whole batch as the plan serves it (achieved bandwidth, fixed cost)"
+    )
 
 
 class DecodeRoofline(BaseModel):
@@ -169,8 +172,20 @@ def _point(arch: Architecture, precision: str, gpu_id: str, batch: int, context_
         bytes=nbytes,
         point=compute.roofline_point(gpu_id, precision, flops / nbytes),
         seconds=step.seconds,
+        ceiling_throughput=batch / step.seconds,
         throughput=batch / step.seconds,
     )
+
+
+def _served(arch: Architecture, precision: str, gpu_id: str, point: DecodePoint, context_tokens: int) -> DecodePoint:
+    """The point with the plan's own batch throughput: the same decode step a serving plan takes."""
+    req = PlanRequest.model_validate(
+        {"model": arch.id if arch.id != "custom" else arch, "precision": precision, "gpu": gpu_id,
+         "batch_size": point.batch, "context_tokens": max(1, context_tokens)}
+    )
+    serve = make_plan(req).serve
+    assert serve is not None
+    return point.model_copy(update={"throughput": serve.throughput_tokens_per_second})
 
 
 def _first_batch(reaches: Callable[[int], bool]) -> int | None:
@@ -189,8 +204,12 @@ def decode_roofline(
 ) -> DecodeRoofline:
     """Decode at a batch on the roofline; the batch at which it would cross the ridge."""
     ridge = compute.ridge(gpu_id, precision)
-    weights = _point(arch, precision, gpu_id, batch, 0)
-    with_kv = _point(arch, precision, gpu_id, batch, context_tokens) if context_tokens else None
+    weights = _served(arch, precision, gpu_id, _point(arch, precision, gpu_id, batch, 0), 0)
+    with_kv = (
+        _served(arch, precision, gpu_id, _point(arch, precision, gpu_id, batch, context_tokens), context_tokens)
+        if context_tokens
+        else None
+    )
     kv_seq = kv_cache_bytes(arch, KV_PRECISION, context_tokens, 1) if context_tokens else 0
     limit = compute.inference_flops(arch.active_parameters) / kv_seq if kv_seq else None
     alone = _first_batch(lambda b: _point(arch, precision, gpu_id, b, 0).point.intensity >= ridge)
