@@ -105,7 +105,8 @@ def spread(
     weights; a GPU the plan does not use draws its bare idle floor.
     """
     shown = min(max(gpus_used, 0), NODE_GPUS)
-    holds = any(v > 0 for k, v in per_gpu.items() if k in COMPONENTS)
+    held = sum(int(v) for k, v in per_gpu.items() if k in COMPONENTS)
+    holds = 0 < held <= capacity  # a plan that overflows never loads its weights
     watts, idle = gpu_watts(utilisation, gpu, loaded=holds), gpu_watts(0.0, gpu)
     gpus = [
         GpuLoad(
