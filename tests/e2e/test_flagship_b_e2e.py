@@ -121,6 +121,29 @@ def test_the_serving_run_saturates_and_says_so(watched: Watched, server: Server)
     watched.assert_clean()
 
 
+def test_the_serving_run_and_the_panel_tell_one_story(watched: Watched, server: Server) -> None:
+    """Learner walk W19 and W21: the 70B runs on 2 GPUs at the batch its memory holds while the panel shows it
+    fitting; after a burst, a lower rate reads 'draining', in the widget and the panel, not 'keeping up'."""
+    page = watched.page
+    page.goto(server.url + FLAGSHIP + "/8?w=1&play_seconds=20")
+    serve = widget(page, "serving-run")
+    serve.get_by_label("Model").select_option("llama-3.1-70b")
+    serve.get_by_label("Batch limit (sequences)").select_option("256")
+    expect(serve.locator('[data-batch-limit="memory"]')).to_contain_text("the same breakdown the dgx-1 panel shows")
+    serve.get_by_role("button", name="Start the service").click()
+    expect(page.locator("#dgx-panel")).to_contain_text("serving Llama 3.1 70B on 2 GPUs")
+    expect(page.locator("#dgx-panel")).not_to_contain_text("does not fit")
+    serve.get_by_label("Model").select_option("llama-3.1-8b")
+    serve.get_by_label("Requests arriving a second").fill("40")
+    serve.get_by_role("button", name="Start the service").click()
+    expect(serve.locator('[data-state="saturated"]')).to_be_visible()
+    page.wait_for_timeout(1500)  # a few simulated seconds of the burst
+    serve.get_by_label("Requests arriving a second").fill("2")
+    expect(serve.locator('[data-state="draining"]')).to_contain_text("Draining the queue.")
+    expect(page.locator("#dgx-panel")).to_contain_text("draining a queue of")
+    watched.assert_clean()
+
+
 def test_the_request_timeline_grows_with_the_answer_and_moves_the_panel(watched: Watched, server: Server) -> None:
     page = watched.page
     page.goto(server.url + FLAGSHIP + "/9")
