@@ -111,13 +111,22 @@ def protocol_seconds(p: ProtocolCost, kind: Kind, nbytes: float, gpus: int) -> t
     return latency, bus_factor(kind, gpus) * nbytes / (bus_bandwidth(gpus) * p.bus_share)
 
 
+def _fastest(kind: Kind, nbytes: float, gpus: int) -> tuple[ProtocolCost, float, float]:
+    """The protocol NCCL would pick and its (latency, transfer): plain arithmetic, no models built."""
+    best, latency, transfer = PROTOCOLS[0], math.inf, 0.0
+    for p in PROTOCOLS:
+        lat, xfer = protocol_seconds(p, kind, nbytes, gpus)
+        if lat + xfer < latency + transfer:
+            best, latency, transfer = p, lat, xfer
+    return best, latency, transfer
+
+
 def collective(kind: Kind, nbytes: float, gpus: int) -> Collective:
     """One call over `gpus` of dgx-1's GPUs (several nodes past 8), with the protocol NCCL would pick."""
     if gpus <= 1:
         return Collective(kind=kind, nbytes=nbytes, gpus=gpus, protocol="LL", latency_seconds=0.0,
                           transfer_seconds=0.0, seconds=0.0, bus_bandwidth=bus_bandwidth(1))
-    best = min(PROTOCOLS, key=lambda p: sum(protocol_seconds(p, kind, nbytes, gpus)))
-    latency, transfer = protocol_seconds(best, kind, nbytes, gpus)
+    best, latency, transfer = _fastest(kind, nbytes, gpus)
     return Collective(
         kind=kind, nbytes=nbytes, gpus=gpus, protocol=best.name, latency_seconds=latency,
         transfer_seconds=transfer, seconds=latency + transfer, bus_bandwidth=bus_bandwidth(gpus),
@@ -126,4 +135,7 @@ def collective(kind: Kind, nbytes: float, gpus: int) -> Collective:
 
 def seconds(kind: Kind, nbytes: float, gpus: int) -> float:
     """Time of one call."""
-    return collective(kind, nbytes, gpus).seconds
+    if gpus <= 1:
+        return 0.0
+    _, latency, transfer = _fastest(kind, nbytes, gpus)
+    return latency + transfer

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.engine.hardware import H100_SXM, node
 from app.engine.placement import H100_IDLE_WATTS
 from app.engine.plan import PlanRequest, make_plan
-from app.engine.power import gpu_watts
+from app.engine.power import gpu_watts, node_watts
 from app.engine.text import gb, watts
 from tests.web.live_clock import Clock, clock_fixture
 from tests.web.test_widget_plan_predict import guess
@@ -83,7 +83,7 @@ def test_the_legend_names_every_part_a_gpu_can_hold_in_stacking_order(client: Te
 def power(html: str) -> tuple[list[str], str]:
     """Each GPU's power and the eight together, as the panel writes them."""
     each = re.findall(r'<span class="gpu-util">[^<]*· ([^<]*)</span>', html)
-    total = re.search(r'<p class="panel-total">[^<]*· ([^<]*) for the GPUs</p>', html)
+    total = re.search(r'<p class="panel-total">[^<]*· ([^<]*) for the GPUs, ', html)
     assert total
     return each, total.group(1)
 
@@ -100,6 +100,8 @@ def test_a_running_training_run_draws_full_power_and_an_idle_node_idle_power(cli
     running = client.get(f"{url}&{urlencode(state)}", headers=HX).text
     assert "computing" in running
     assert power(running) == ([watts(H100_SXM.tdp_watts)] * 8, watts(8 * H100_SXM.tdp_watts))  # 700 W, 5.6 kW
+    # the whole server: the GPUs plus the non-GPU share, the one power rule's 8.4 kW (issue 25 item 8)
+    assert f"{watts(node_watts(1.0))} for the whole server" in running
 
 
 def test_a_training_job_at_any_mfu_draws_full_power_as_the_training_run_does(client: TestClient) -> None:
