@@ -6,6 +6,7 @@ a factor of two or more with time, volume and provider.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -150,6 +151,12 @@ def break_even_utilisation(a: CostAssumptions) -> float | None:
     return fixed / (rent_slope - energy_slope)
 
 
+def _per_hour(usd: float, hours: float) -> float | None:
+    """Dollars an hour, or None at no hours or so few (a subnormal utilisation) that the quotient overflows."""
+    per_hour = usd / hours if hours else math.inf
+    return per_hour if math.isfinite(per_hour) else None
+
+
 def own_vs_rent(utilisation: float, a: CostAssumptions | None = None) -> OwnVsRent:
     """Owning against renting at a utilisation, with the break-even point."""
     a = a or CostAssumptions()
@@ -166,7 +173,7 @@ def own_vs_rent(utilisation: float, a: CostAssumptions | None = None) -> OwnVsRe
         utilisation=utilisation,
         own_usd_per_year=own,
         rent_usd_per_year=rent,
-        own_usd_per_busy_gpu_hour=own / busy_hours if busy_hours else None,
+        own_usd_per_busy_gpu_hour=_per_hour(own, busy_hours),
         energy_kwh_per_year=energy_kwh(_node_watts(a, utilisation), HOURS_PER_YEAR),
         break_even_utilisation=even,
         cheaper=cheaper,

@@ -58,6 +58,7 @@ def facility(req: FacilityRequest) -> Facility:
     watts = req.nodes * per_node
     hours = req.days * 24
     room = req.room_kw * 1000 if req.room_kw is not None else None
+    # per_node is at least an idle node's draw (app.engine.power), never 0, so the ratio stays finite
     holds = None if room is None else math.floor(room / per_node + 1e-9)
     running = req.nodes if holds is None else min(req.nodes, holds)
     drawn = running * per_node  # what the room lets run: the rest would throttle or trip

@@ -17,7 +17,7 @@ from app.classroom.db import Database
 from app.classroom.outline import Outline, StepOutline
 from app.classroom.ratelimit import RateLimited
 from app.classroom.report import learner_report, member_by_id
-from app.lessons.model import Lesson
+from app.lessons.model import Lesson, Step
 from app.pages.lesson_drills import describe_attempts, room_summaries
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Lessons, Tpl, is_htmx
@@ -38,8 +38,15 @@ ROW_ID_MAX = 2**31 - 1  # PostgreSQL's integer: a larger id in an address is nob
 def outline_for(lesson: Lesson) -> Outline:
     """The part of a lesson a class keeps: steps, titles, minutes, drills."""
     steps = tuple(StepOutline(number=s.number, title=s.title, minutes=s.meta.minutes,
-                              drills=tuple(b.name for b in s.blocks if b.kind == "drill")) for s in lesson.steps)
+                              drills=tuple(b.name for b in s.blocks if b.kind == "drill"),
+                              note=s.meta.instructor_note or "", about=_about(s)) for s in lesson.steps)
     return Outline(slug=lesson.slug, title=lesson.title, steps=steps)
+
+
+def _about(step: Step) -> tuple[tuple[str, str], ...]:
+    """(drill, what it asks in a line) for each drill of a step that says: a declared drill's `description`."""
+    return tuple((b.name, str(b.params["description"])) for b in step.blocks
+                 if b.kind == "drill" and b.declared and isinstance(b.params.get("description"), str))
 
 
 def lesson_options(lessons: list[Lesson]) -> list[tuple[str, str]]:
@@ -396,3 +403,4 @@ async def _streamed(db: Database, klass: Classroom, what: str, describe: export.
     async with limiter:  # the export waits its turn (app/web/heavy.py)
         async for chunk in export.stream(db, klass, what, describe):
             yield chunk
+            await asyncio.sleep(0)  # others go in between learners, however the database layer awaits (F1)

@@ -37,7 +37,8 @@ class Params(BaseModel):
     gpus: int = Field(default=8, ge=2, le=1024, description="GPUs in the ring")
     links: str = Field(default="nvlink,pcie,network", description="Links compared, comma-separated")
     step_tokens: int = Field(default=8192, ge=1, le=10**7, description="Tokens each GPU computes in a step")
-    mfu: float = Field(default=0.4, gt=0, le=1, allow_inf_nan=False, description="Share of peak reached")
+    mfu: float = Field(default=0.4, ge=0.01, le=1, allow_inf_nan=False,  # PlanRequest's floor: above 0 alone let
+                       description="Share of peak reached")  # a subnormal make the step's compute infinite
 
     @field_validator("links", mode="before")
     @classmethod
