@@ -60,6 +60,7 @@ class PanelView(BaseModel):
     why: str
     fits: bool
     power_w: float
+    server_power_w: float = 0.0
     used: int
     capacity: int
     summary: str
@@ -138,7 +139,8 @@ def panel_view(node: NodeLoad | None, key: str = "") -> PanelView:
                    f"{gb(over[0].used, 1)} of its {gb(over[0].capacity, 0)}")
     legend = [(c, COMPONENT_LABELS[c]) for c in COMPONENTS]
     return PanelView(key=key, gpus=gpus, activity=node.activity, why=node.why, fits=not over, power_w=node.power_w,
-                     used=used, capacity=cap, summary=summary, announcement=announcement, legend=legend)
+                     server_power_w=node.server_power_w, used=used, capacity=cap, summary=summary,
+                     announcement=announcement, legend=legend)
 
 
 class PredictView(BaseModel):

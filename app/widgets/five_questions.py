@@ -16,11 +16,12 @@ from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.sizing import ClusterScale, cluster_scale, compute_time
 from app.engine.text import gb, num, pct, sci, seconds, usd
 from app.engine.training_run import RUN_SEQUENCE_TOKENS
+from app.engine.workload import ASSUMED_MFU
 from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
 
 LESSON = "what-ai-workloads-need"
-MFU = PlanRequest().mfu  # the MFU the engine assumes when a plan names none
+MFU = ASSUMED_MFU  # the MFU a sizing starts from when the learner names none (app.engine.workload)
 DEFAULT_MODEL = PlanRequest().model
 
 

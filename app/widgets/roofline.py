@@ -52,6 +52,9 @@ class RooflineChart(BaseModel):
     """The roofs, the ridge and the operating points, in SVG units."""
 
     roof: str = Field(description="SVG polyline points of the roofline")
+    achieved: str = Field(
+        default="", description="SVG polyline points of what real kernels reach: MAMF share and achieved bandwidth"
+    )
     ridge_x: float
     peak_y: float
     dots: list[Dot]
@@ -87,6 +90,12 @@ def _chart(r: DecodeRoofline) -> RooflineChart:
     rl = r.roofline
     left = 10.0 ** X_AXIS[0]
     corners = [(left, left * rl.bandwidth), (rl.ridge, rl.peak_flops), (10.0 ** X_AXIS[1], rl.peak_flops)]
+    knee = rl.achieved_peak_flops / rl.achieved_bandwidth
+    below = [
+        (left, left * rl.achieved_bandwidth),
+        (knee, rl.achieved_peak_flops),
+        (10.0 ** X_AXIS[1], rl.achieved_peak_flops),
+    ]
     points = [("weights", "Decode, weights only", r.weights_only)]
     if r.with_kv is not None:
         points.append(
@@ -94,6 +103,7 @@ def _chart(r: DecodeRoofline) -> RooflineChart:
         )
     return RooflineChart(
         roof=" ".join(f"{xs.pos(a)},{ys.pos(b)}" for a, b in corners),
+        achieved=" ".join(f"{xs.pos(a)},{ys.pos(b)}" for a, b in below),
         ridge_x=xs.pos(rl.ridge),
         peak_y=ys.pos(rl.peak_flops),
         dots=[
