@@ -1,4 +1,5 @@
-# GPU Classroom: an npm stage for htmx, Swagger UI and ReDoc, a builder for the Python environment, a slim non-root final stage.
+# GPU Classroom: an npm stage for htmx, Swagger UI and ReDoc, a builder for the Python environment (the locked
+# versions, hashes checked), a slim non-root final stage.
 FROM node:20-slim AS frontend
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
@@ -7,9 +8,8 @@ RUN npm ci --no-audit --no-fund --omit=dev
 FROM python:3.11-slim AS builder
 WORKDIR /srv
 RUN python -m venv /venv
-COPY pyproject.toml README.md ./
-COPY app ./app
-RUN /venv/bin/pip install --no-cache-dir . && /venv/bin/pip uninstall -y gpu-classroom
+COPY pyproject.toml README.md requirements.lock ./
+RUN /venv/bin/pip install --no-cache-dir --require-hashes -r requirements.lock
 
 FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 classroom && mkdir /data && chown classroom /data

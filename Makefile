@@ -6,7 +6,7 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test install install-test frontend chromium check lint bench bench-streamlit screenshots clean
+.PHONY: run test install install-test lock frontend chromium check lint bench bench-streamlit screenshots clean
 
 run: install frontend                  ## set up, migrate the SQLite database and serve on http://127.0.0.1:8000
 	$(BIN)/gpu-classroom migrate
@@ -23,15 +23,25 @@ install: $(VENV)/.stamp-app            ## the virtualenv with the app
 
 install-test: $(VENV)/.stamp-test      ## the virtualenv with the test extras
 
-$(VENV)/.stamp-app: pyproject.toml
+# The virtualenvs install the locked versions (the ones the tests passed on, every file's hash checked), then the
+# app itself without dependencies.
+$(VENV)/.stamp-app: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q --require-hashes -r requirements.lock
+	$(BIN)/pip install -q --no-deps -e .
 	touch $@
 
-$(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-app
-	$(BIN)/pip install -q -e '.[test]'
+$(VENV)/.stamp-test: pyproject.toml requirements-test.lock $(VENV)/.stamp-app
+	$(BIN)/pip install -q --require-hashes -r requirements-test.lock
 	touch $@
+
+lock: install-test                     ## re-lock requirements*.lock from pyproject.toml (uv, hashes), keeping the installed versions
+	$(BIN)/pip install -q uv
+	$(BIN)/pip freeze --exclude-editable | grep -v '^uv==' > .lock-constraints.txt
+	for extra in "" test; do out=requirements$${extra:+-$$extra}.lock; \
+	  $(BIN)/uv pip compile pyproject.toml $${extra:+--extra $$extra} --generate-hashes --python-version 3.11 \
+	    -c .lock-constraints.txt --no-header --no-annotate -q -o $$out || exit 1; done; rm -f .lock-constraints.txt
 
 VENDOR := static/vendor/htmx.min.js static/vendor/swagger-ui-bundle.js static/vendor/swagger-ui.css \
           static/vendor/redoc.standalone.js

@@ -19,8 +19,8 @@ from app import startup
 from app.classroom.classes import get_class
 from app.classroom.db import Database, upgrade
 from app.classroom.export import FORMATS, export
+from app.companion import profiling
 from app.drills import selfcheck
-from app.engine import profiling
 from app.engine.errors import EngineError
 from app.engine.plan import PlanRequest, make_plan, plan_report
 from app.lessons import scaffold
@@ -38,12 +38,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     settings = Settings()
+    lesson_folders(settings)
     startup.check(settings)
     host = args.host or settings.host
     port = args.port or settings.port
     print(f"GPU Classroom on http://{host}:{port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.run("app.main:app", host=host, port=port, workers=args.workers, log_level="info",
-                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)
+    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=args.workers, log_level="info",
+                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)  # each worker builds its app
     return 0
 
 
@@ -51,11 +52,13 @@ def cmd_author(args: argparse.Namespace) -> int:
     """Serve in author mode on one process: the configured lessons plus the folders given, watched."""
     import uvicorn
 
-    from app.main import create_app  # here, not above: importing app.main builds the served app
+    from app.main import create_app  # here, not above: the other commands need no web stack
 
     settings = Settings()
+    given_folders(args.path)
     extra = [str(Path(p)) for p in args.path]
     settings = settings.model_copy(update={"lessons_dirs": os.pathsep.join([settings.lessons_dirs, *extra])})
+    lesson_folders(settings)
     host, port = args.host or settings.host, args.port or settings.port
     folders = ", ".join(str(d) for d in settings.lesson_dirs())
     print(f"Author mode on http://{host}:{port}/ watching {folders}: save a file and its pages refresh "
@@ -68,19 +71,37 @@ def cmd_author(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate every lesson in the folders given (default: the configured ones); print file:line: message for
     each problem."""
-    roots = [Path(p) for p in args.path] or Settings().lesson_dirs()
+    given_folders(args.path)
+    roots = [Path(p) for p in args.path] or lesson_folders(Settings())
     root = ", ".join(str(r) for r in roots)
     lessons, problems = load_lessons(roots, partial(validate_lesson_block, seeds=args.seeds), strict=False)
     problems += glossary_problems(lessons, load_glossary(roots)[0]) + minutes_problems(lessons)
-    found = [str(p) for p in problems] + [str(p) for p in selfcheck.run(args.seeds)]
-    for line in found:
+    found = [str(p) for p in problems if not p.warning] + [str(p) for p in selfcheck.run(args.seeds)]
+    warnings = [str(p) for p in problems if p.warning]
+    for line in found + warnings:
         print(line)
+    noted = f" ({len(warnings)} warning{'s' if len(warnings) != 1 else ''})" if warnings else ""
     if found:
-        print(f"{len(found)} problem(s) in {root}", file=sys.stderr)
+        print(f"{len(found)} problem{'s' if len(found) != 1 else ''}{noted} in {root}", file=sys.stderr)
         return 1
     steps = sum(len(le.steps) for le in lessons)
-    print(f"ok: {len(lessons)} lesson(s), {steps} steps in {root}")
+    print(f"ok: {len(lessons)} lesson(s), {steps} steps in {root}{noted}")
     return 0
+
+
+def lesson_folders(settings: Settings) -> list[Path]:
+    """The configured lesson folders; StartupProblem naming the setting and the path of one that is missing."""
+    missing = settings.missing_lesson_dirs()
+    if missing:
+        raise startup.StartupProblem("; ".join(missing))
+    return settings.lesson_dirs()
+
+
+def given_folders(paths: Sequence[str]) -> None:
+    """StartupProblem for a lesson folder given on the command line that is not a folder."""
+    missing = [f"{p} is not a folder (looked for {Path(p).resolve()})" for p in paths if not Path(p).is_dir()]
+    if missing:
+        raise startup.StartupProblem("; ".join(missing))
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

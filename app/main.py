@@ -15,7 +15,8 @@ from app import startup
 from app.classroom.db import Database
 from app.lessons.blocks import validate_lesson_block
 from app.lessons.glossary import load_glossary
-from app.lessons.loader import load_lessons
+from app.lessons.loader import served_lessons
+from app.lessons.model import Lesson
 from app.settings import Settings
 from app.web import (
     api,
@@ -32,7 +33,7 @@ from app.web import (
     widgets,
 )
 from app.web.author import enable as enable_author_mode
-from app.web.guard import GuardMiddleware
+from app.web.guard import GuardMiddleware, machine_names
 from app.web.security import SecurityMiddleware, Signer, redact_access_log
 from app.web.static import CachedStatic
 from app.web.templating import STATIC, Templates
@@ -75,8 +76,10 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
     app.state.templates = Templates()
     errors.install(app)
     api.install(app)
-    app.add_middleware(GuardMiddleware, public_url=settings.public_url)  # inside: refusals get the headers
-    app.add_middleware(SecurityMiddleware, secure=settings.secure_cookies)
+    app.add_middleware(GuardMiddleware, public_url=settings.public_url,  # inside: refusals get the headers
+                       names=machine_names(settings.host))
+    app.add_middleware(errors.ServerErrors)  # inside too: a 500 gets the headers and keeps the connection
+    app.add_middleware(SecurityMiddleware, secure=settings.cookies_secure, hsts=settings.https_only)
     redact_access_log()
     app.add_middleware(GZipMiddleware, minimum_size=500)
     app.mount("/static", CachedStatic(directory=STATIC, check_dir=False), name="static")
@@ -101,7 +104,8 @@ def _lifespan(settings: Settings, author: bool) -> Callable[[FastAPI], AbstractA
             await db.migrate()
         app.state.db = db
         app.state.signer = Signer(settings.resolved_secret_key())
-        app.state.lessons, _ = load_lessons(settings.lesson_dirs(), validate_lesson_block, strict=not author)
+        if not author:  # author mode loads its own (app/web/author.py)
+            app.state.lessons = _served(settings)
         app.state.glossary = load_glossary(settings.lesson_dirs())[0]
         freeze_startup_heap()
         yield
@@ -109,4 +113,15 @@ def _lifespan(settings: Settings, author: bool) -> Callable[[FastAPI], AbstractA
 
     return lifespan
 
-app = create_app()
+
+def _served(settings: Settings) -> list[Lesson]:
+    """The lessons that load cleanly; each problem is logged with its file and line, and a lesson with problems is
+    left out (its pages say so), so one broken lesson never keeps the server from starting."""
+    lessons, problems = served_lessons(settings.lesson_dirs(), validate_lesson_block)
+    for slug, found in lessons.broken.items():
+        log.error("lesson %s is not served: %d problem%s (gpu-classroom check lists them too)", slug, len(found),
+                  "s" if len(found) != 1 else "")
+    for problem in problems:
+        log.error("%s", problem)
+    return lessons
+

@@ -10,6 +10,15 @@ from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "secret", "dev"}
+PACKAGE = Path(__file__).resolve().parent
+
+
+def builtin_lessons() -> Path:
+    """The lessons that come with GPU Classroom, found from the code, never from the current folder: inside the
+    installed package (a wheel carries them as app/builtin_lessons, see setup.py), else the checkout's lessons/
+    beside app/ (an editable install, the Docker image, a clone)."""
+    packaged = PACKAGE / "builtin_lessons"
+    return packaged if packaged.is_dir() else PACKAGE.parent / "lessons"
 
 
 class Settings(BaseSettings):
@@ -30,16 +39,21 @@ class Settings(BaseSettings):
         default="",
         description="Signs learner cookies and CSRF tokens. Empty: generated once and kept in data_dir/secret_key.",
     )
-    lessons_dir: Path = Field(default=Path("lessons"), description="Folder holding one folder per lesson.")
+    lessons_dir: Path = Field(
+        default_factory=builtin_lessons,
+        description="Folder of the built-in lessons, one folder per lesson. Default: the lessons installed with "
+        "GPU Classroom, found wherever the command runs. Set it only to serve other lessons instead of those.",
+    )
     lessons_dirs: str = Field(
         default="",
-        description="More lesson folders served beside lessons_dir, separated by os.pathsep (: on Linux and macOS).",
+        description="More lesson folders served beside lessons_dir, separated by os.pathsep (: on Linux and macOS); "
+        "a relative path is from the folder the command runs in.",
     )
     environment: str = Field(default="development", description="`production` refuses a placeholder secret key.")
     secure_cookies: bool = Field(
         default=False,
         description="Mark cookies Secure even on plain HTTP (a TLS proxy that sends no X-Forwarded-Proto); over "
-        "HTTPS they always are.",
+        "HTTPS, or with an https:// public_url, they always are.",
     )
     admin_token: str = Field(
         default="",
@@ -49,7 +63,8 @@ class Settings(BaseSettings):
     public_url: str = Field(
         default="",
         description="The address learners use, such as https://gpu.example.org: join links, QR codes and the Origin "
-        "check use it. Empty: taken from each request's Host header.",
+        "check use it; an https:// address also marks every cookie Secure and sends HSTS, whatever the proxy says. "
+        "Empty: taken from each request's Host header (for the Origin check, only a Host that names this machine).",
     )
     migrate_on_start: bool = Field(default=True, description="Run Alembic migrations when the app starts.")
 
@@ -67,10 +82,34 @@ class Settings(BaseSettings):
             raise ValueError("GPU_CLASSROOM_SECRET_KEY must be set to a real secret in production")
         return self
 
+    @property
+    def https_only(self) -> bool:
+        """PUBLIC_URL is an https:// address: the site is served only over TLS (every cookie Secure, HSTS sent)."""
+        return self.public_url.startswith("https://")
+
+    @property
+    def cookies_secure(self) -> bool:
+        """Every cookie is marked Secure, whatever scheme a request arrives with."""
+        return self.secure_cookies or self.https_only
+
     def lesson_dirs(self) -> list[Path]:
         """lessons_dir, then each folder of lessons_dirs (a folder named twice counts once)."""
-        dirs = [self.lessons_dir, *(Path(p).expanduser() for p in self.lessons_dirs.split(os.pathsep) if p.strip())]
+        dirs = [self.lessons_dir, *(Path(p.strip()).expanduser() for p in self.lessons_dirs.split(os.pathsep)
+                                    if p.strip())]
         return [d for i, d in enumerate(dirs) if d.resolve() not in {e.resolve() for e in dirs[:i]}]
+
+    def missing_lesson_dirs(self) -> list[str]:
+        """A sentence for each configured lesson folder that is not a folder, naming its setting and its path."""
+        found = []
+        if not self.lessons_dir.is_dir():
+            found.append(f"GPU_CLASSROOM_LESSONS_DIR is {self.lessons_dir}, which is not a folder "
+                         f"({self.lessons_dir.resolve()}); leave it unset for the built-in lessons")
+        for p in self.lessons_dirs.split(os.pathsep):
+            if p.strip() and not Path(p.strip()).expanduser().is_dir():
+                path = Path(p.strip()).expanduser()
+                found.append(f"GPU_CLASSROOM_LESSONS_DIRS names {p.strip()}, which is not a folder "
+                             f"(looked for {path.resolve()})")
+        return found
 
     def resolved_database_url(self) -> str:
         """The database URL, SQLite under data_dir when none is set."""

@@ -11,7 +11,6 @@ Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--wor
      [--database-url postgresql+asyncpg://postgres@127.0.0.1/test --fresh-database]   PostgreSQL
      [--profile]                         cProfile in the server's workers: top functions by CPU, CPU by route
      [--server-cpu]                      the workers' CPU seconds and CPU per request, without the profiler
-     [--socket]                          widget updates over each learner's page socket, as pages send them
      [--wait]                            banner polls the server holds until the class changes, as pages poll now
 The server started here keeps idle connections 30 s (--timeout-keep-alive), as a load balancer would.
 An asyncio load generator (uvloop): the learners use bench/light_http.py, a light keep-alive client, so the
@@ -42,7 +41,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 import uvloop
@@ -143,35 +141,7 @@ def read_forms(html: str) -> Forms:
 
 Client = httpx.AsyncClient | LightClient
 USE_HTTPX = False  # --httpx: the learners use httpx, as the bench did before light_http.py
-USE_SOCKET = False  # --socket: widget updates over each learner's page socket, as static/app.js sends them
 USE_WAIT = False  # --wait: banner polls the server holds (wait=1), as static/app.js asks since issue 28
-
-
-class PageSocket:
-    """A learner's page socket (app/web/socket.py): one GET a message, its answer's status read off the first line."""
-
-    def __init__(self, base: str, cookies: dict[str, str]) -> None:
-        self.base, self.cookies = base, cookies
-        self.ws: Any = None
-        self.next = 0
-
-    async def __aenter__(self) -> PageSocket:
-        import websockets
-
-        host = self.base.split("//", 1)[1]
-        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        self.ws = await websockets.connect(f"ws://{host}/widgets/socket", origin=self.base,
-                                           additional_headers={"Cookie": cookie}, compression=None)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.ws.close()
-
-    async def get(self, url: str) -> int:
-        self.next += 1
-        await self.ws.send(json.dumps({"id": self.next, "url": url, "headers": {"HX-Request": "true"}}))
-        head = json.loads(str(await self.ws.recv()).partition("\n")[0])
-        return int(head["status"])
 
 
 def learner_client(base: str) -> Client:
@@ -276,7 +246,6 @@ class Learner:
     banner_url: str = ""
     banner_tag: str = ""
     bring_to: int = 0
-    socket: PageSocket | None = None
 
     async def run(self, start_within: float) -> None:
         await pause(self.stop, self.rng.uniform(0, start_within))
@@ -291,11 +260,7 @@ class Learner:
                 return
             poller = asyncio.create_task(self.poll_banner(c))
             try:
-                if USE_SOCKET and isinstance(c, LightClient):
-                    async with PageSocket(self.base, c.cookies) as self.socket:
-                        await self.work(c, str(r.headers["location"]))
-                else:
-                    await self.work(c, str(r.headers["location"]))
+                await self.work(c, str(r.headers["location"]))
             finally:
                 poller.cancel()
 
@@ -339,25 +304,8 @@ class Learner:
             name = self.rng.choice(sorted(form.choices))
             params[name] = self.rng.choice(form.choices[name])
         route = "GET " + form.action.split("?")[0]  # one line per widget
-        if self.socket is not None:
-            await self.over_socket(route, form.action + "?" + urlencode(params))
-            return
         await self.stats.call(c, route, "GET", form.action, (200, 286, 422), params=params,
                               headers={"HX-Request": "true"})  # 286: a live widget says "stop polling"
-
-    async def over_socket(self, route: str, url: str) -> None:
-        """A widget update as a message on the page's socket, timed and checked like a request."""
-        assert self.socket is not None
-        start = time.perf_counter()
-        try:
-            status = await self.socket.get(url)
-        except Exception as exc:  # a closed socket: the page would fall back to HTTP; the bench counts an error
-            self.stats._time(route, start)
-            self.stats._error(route, f"{type(exc).__name__} on the socket: {url}")
-            return
-        self.stats._time(route, start)
-        if status not in (200, 286, 422):
-            self.stats._error(route, f"{status} on the socket: {url}")
 
     async def answer(self, c: Client, form: Form) -> None:
         if self.stop.is_set():
@@ -412,8 +360,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def own_server(workers: int, database_url: str, app: str = "app.main:app") -> Iterator[str]:
-    """uvicorn with a temp data dir (SQLite unless database_url), stopped at the end."""
+def own_server(workers: int, database_url: str, app: str = "app.main:create_app") -> Iterator[str]:
+    """uvicorn with a temp data dir (SQLite unless database_url), stopped at the end; `app` names a factory."""
     data = Path(tempfile.mkdtemp(prefix="gc-bench-"))
     port = free_port()
     env = {**os.environ, "GPU_CLASSROOM_DATA_DIR": str(data), "GPU_CLASSROOM_SECRET_KEY": "bench-secret",
@@ -425,7 +373,7 @@ def own_server(workers: int, database_url: str, app: str = "app.main:app") -> It
                    stdout=subprocess.DEVNULL)
     env["GPU_CLASSROOM_MIGRATE_ON_START"] = "false"
     log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", app, "--host", "127.0.0.1", "--port",
                              str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log",
                              "--timeout-keep-alive", "30"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -495,7 +443,7 @@ def start_profile(args: argparse.Namespace) -> Any:
     folder = Path(tempfile.mkdtemp(prefix="gc-profile-"))
     os.environ["GC_BENCH_PROFILE_DIR"] = str(folder)  # own_server passes its environment on
     os.environ["GC_BENCH_CPROFILE"] = "1" if args.profile else "0"
-    args.app = "bench.profiled:app"
+    args.app = "bench.profiled:create_app"
     return lambda stats: print_profile(folder, stats, args.profile_top)
 
 
@@ -660,7 +608,8 @@ def main() -> int:
     parser.add_argument("--database-url", default="", help="PostgreSQL for the server started here")
     parser.add_argument("--fresh-database", action="store_true", help="create and drop a database beside it")
     parser.add_argument("--seed", type=int, default=6)
-    parser.add_argument("--app", default="app.main:app", help="the ASGI app the server started here runs")
+    parser.add_argument("--app", default="app.main:create_app", help="the factory of the ASGI app the server "
+                        "started here runs")
     parser.add_argument("--timeline", type=float, default=0, metavar="SECONDS",
                         help="also print the learners' latency in windows of this many seconds")
     parser.add_argument("--profile", action="store_true", help="cProfile the server's workers; print the top "
@@ -670,13 +619,11 @@ def main() -> int:
     parser.add_argument("--abuse", action="store_true", help="add one client hammering heavy routes and /join")
     parser.add_argument("--httpx", action="store_true", help="the learners use httpx (the generator's CPU "
                         "before bench/light_http.py), not the light client")
-    parser.add_argument("--socket", action="store_true", help="widget updates over each learner's page socket "
-                        "(app/web/socket.py), as static/app.js sends them; otherwise over HTTP, its fallback")
     parser.add_argument("--wait", action="store_true", help="banner polls the server holds until the class changes "
                         "(wait=1), as pages poll since issue 28; timed apart and left out of the learners' p99")
     args = parser.parse_args()
-    global USE_HTTPX, USE_SOCKET, USE_WAIT
-    USE_HTTPX, USE_SOCKET, USE_WAIT = args.httpx, args.socket, args.wait
+    global USE_HTTPX, USE_WAIT
+    USE_HTTPX, USE_WAIT = args.httpx, args.wait
     ran: list[Stats] = []
     print_profile = start_profile(args)
 

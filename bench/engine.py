@@ -36,6 +36,8 @@ REQUESTS: dict[str, dict[str, object]] = {
     "serve 70B on 1 GPU, does not fit": {"model": "llama-3.1-70b"},
     "train 8B on dgx-1, ZeRO-3": {"mode": "train", "gpus": 8, "sharding": "zero3"} | CHECKPOINTED,
     "train 8B on 1 GPU, does not fit": {"mode": "train"},
+    "train 405B, FSDP 8 x TP 8 x PP 8": {"mode": "train", "model": "llama-3.1-405b", "gpus": 512, "sharding": "zero3",
+                                       "tensor_parallel": 8, "pipeline_parallel": 8} | CHECKPOINTED,
 }
 
 

@@ -4,7 +4,7 @@ thread (on its CPU clock) from the end of startup to shutdown, and writes `worke
 run on the loop's thread) and template rendering are all on that thread; only work handed to a thread pool is
 missed. With GC_BENCH_CPROFILE=0 it only counts the CPU seconds (`--server-cpu`).
 
-Run by the bench as `uvicorn bench.profiled:app`; not imported by the app.
+Run by the bench as `uvicorn --factory bench.profiled:create_app`; not imported by the app.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.main import app as inner
+from app import main
 
 Scope = dict[str, Any]
 
@@ -60,7 +60,9 @@ class Profiled:
         (self.folder / f"worker-{pid}.json").write_text(json.dumps(figures))
 
 
-app = Profiled(inner, Path(os.environ.get("GC_BENCH_PROFILE_DIR", ".")))
+def create_app() -> Profiled:
+    """The app, built by its factory, under the profiler."""
+    return Profiled(main.create_app(), Path(os.environ.get("GC_BENCH_PROFILE_DIR", ".")))
 
 
 if __name__ == "__main__":  # `make bench` runs every script here: this one is a module for bench/classroom.py

@@ -1,8 +1,8 @@
-"""What a request costs the browser itself: the same 10 kB answer by fetch, by XMLHttpRequest and as a WebSocket
-round trip, from headless Chromium to a bare Starlette app on 127.0.0.1 (no project code on the server side).
+"""What an HTTP request costs the browser itself: the same 10 kB answer by fetch and by XMLHttpRequest (what htmx
+uses), from headless Chromium to a bare Starlette app on 127.0.0.1 (no project code on the server side).
 
-It is why widget updates travel over a WebSocket (app/web/socket.py, docs/widgets.md): what separates the first
-two figures from the third is Chromium's own work for an HTTP request.
+It is the floor under every widget update (docs/widgets.md): of a keystroke's time to the expected text on screen,
+this much is Chromium's own work for the request, whatever the server and the swap do.
 
 Run: .venv/bin/python bench/transport.py [--samples 60] [--rounds 2]
 Prints figures only.
@@ -18,8 +18,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.routing import Route
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -38,23 +37,13 @@ async def fragment(request: Request) -> Response:
     return HTMLResponse(BODY)
 
 
-async def echo(websocket: WebSocket) -> None:
-    await websocket.accept()
-    try:
-        while True:
-            await websocket.receive_text()
-            await websocket.send_text(BODY)
-    except WebSocketDisconnect:
-        return
-
-
-app = Starlette(
-    routes=[Route("/", page), Route("/healthz", page), Route("/fragment", fragment), WebSocketRoute("/socket", echo)]
-)
+def create_app() -> Starlette:
+    """A bare app: a page, a health check and the 10 kB fragment."""
+    return Starlette(routes=[Route("/", page), Route("/healthz", page), Route("/fragment", fragment)])
 
 TIME = """async (n) => {
   const pause = () => new Promise((resolve) => setTimeout(resolve, 30));
-  const out = {fetch: [], xhr: [], socket: []};
+  const out = {fetch: [], xhr: []};
   for (let i = 0; i < n; i++) {
     await pause(); const t0 = performance.now();
     await (await fetch('/fragment?i=' + i)).text(); out.fetch.push(performance.now() - t0);
@@ -66,14 +55,6 @@ TIME = """async (n) => {
     });
     out.xhr.push(performance.now() - t0);
   }
-  const ws = new WebSocket('ws://' + location.host + '/socket');
-  await new Promise((open) => { ws.onopen = open; });
-  for (let i = 0; i < n; i++) {
-    await pause(); const t0 = performance.now();
-    await new Promise((done) => { ws.onmessage = done; ws.send('w=1&i=' + i); });
-    out.socket.push(performance.now() - t0);
-  }
-  ws.close();
   return out;
 }"""
 
@@ -86,7 +67,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     print("10 kB answer from 127.0.0.1, headless Chromium, median ms (p90):")
-    with own_server(1, "", app="bench.transport:app") as base, sync_playwright() as p:
+    with own_server(1, "", app="bench.transport:create_app") as base, sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=str(CHROMIUM) if CHROMIUM.exists() else None, args=["--no-sandbox", "--disable-gpu"]
         )

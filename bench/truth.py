@@ -20,7 +20,7 @@ from app.engine.anchors import AnchorRow, anchor_rows, ratio_text  # noqa: E402
 
 def figure(value: float, unit: str) -> str:
     """A value with its unit, rounded as the unit deserves."""
-    digits = 1 if unit in ("GiB", "GB", "%") else 0
+    digits = 1 if unit in ("GiB", "GB", "%", "ms", "kW") else 0
     return f"{value:,.{digits}f} {unit}"
 
 

@@ -33,8 +33,9 @@
     if (meta) event.detail.headers["X-CSRF-Token"] = meta.content;
   });
 
-  // A widget's request, a drill's answer and a guess name the panel the page shows (the server leaves an unchanged
-  // panel out), read from the panel's data-key: after back/forward the browser may restore an input's old value, never an attribute.
+  // A widget's request, a drill's answer and a guess name the panel the page shows as `panel_key` (the server leaves
+  // an unchanged panel out): the one way it is sent, read from the panel's data-key, which back/forward cannot
+  // restore to an old value as it can an input's.
   document.addEventListener("htmx:configRequest", (event) => {
     const panel = document.getElementById("dgx-panel");
     const form = event.detail.elt;
@@ -43,98 +44,11 @@
     }
   });
 
-  // Widget updates over the page's WebSocket (app/web/socket.py): a browser spends several ms of its own on each
-  // HTTP request, a socket message costs a fraction of that. htmx still makes every request (triggers, hx-sync,
-  // parameters, headers); a GET under /widgets/ is sent over the socket instead of the XMLHttpRequest's own
-  // send, and the answer is handed back to htmx as that XMLHttpRequest's, so htmx swaps it as ever. Without an
-  // open socket, or with no answer in SOCKET_WAIT, the request goes out over HTTP.
-  const SOCKET_PATH = "/widgets/socket";
-  const SOCKET_WAIT = 4000;
-  const sock = { ws: null, open: false, next: 1, waiting: new Map(), retry: 500, timer: 0 };
-  const overHttp = (request) => {  // the XMLHttpRequest sends itself after all (it is opened, its headers set)
-    clearTimeout(request.timer);
-    delete request.xhr.send;
-    delete request.xhr.abort;
-    request.xhr.send();
-  };
-  const dropSocket = () => {
-    sock.open = false;
-    const waiting = [...sock.waiting.values()];
-    sock.waiting.clear();
-    waiting.forEach(overHttp);
-  };
-  const connectSocket = () => {
-    if (!window.WebSocket || !window.htmx || sock.ws || !document.querySelector("[data-widget-form]")) return;
-    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + SOCKET_PATH);
-    sock.ws = ws;
-    ws.onopen = () => { sock.open = true; sock.retry = 500; };
-    ws.onclose = () => {
-      if (sock.ws !== ws) return;
-      sock.ws = null;
-      dropSocket();
-      if (document.visibilityState !== "hidden") sock.timer = setTimeout(connectSocket, sock.retry);
-      sock.retry = Math.min(sock.retry * 2, 30000);
-    };
-    ws.onmessage = (event) => {
-      const text = String(event.data);
-      const cut = text.indexOf("\n");
-      let head = null;
-      try { head = JSON.parse(text.slice(0, cut)); } catch (error) { return; }
-      const request = sock.waiting.get(head.id);
-      if (!request) return;  // aborted (a newer keystroke replaced it) or already sent over HTTP
-      sock.waiting.delete(head.id);
-      clearTimeout(request.timer);
-      answerXhr(request, head, text.slice(cut + 1));
-    };
-  };
-  const answerXhr = ({ xhr, url }, head, body) => {
-    const headers = new Map(Object.entries(head.headers || {}).map(([k, v]) => [k.toLowerCase(), v]));
-    const own = (name, value) => Object.defineProperty(xhr, name, { value, configurable: true });
-    own("readyState", 4);
-    own("status", head.status);
-    own("statusText", "");
-    own("response", body);
-    own("responseText", body);
-    own("responseURL", new URL(url, location.href).href);
-    own("getResponseHeader", (name) => (headers.has(name.toLowerCase()) ? headers.get(name.toLowerCase()) : null));
-    own("getAllResponseHeaders", () => [...headers].map(([k, v]) => `${k}: ${v}\r\n`).join(""));
-    own("gcSocket", true);  // which way it came (the e2e tests tell the two apart)
-    if (xhr.onload) xhr.onload();
-  };
-  document.addEventListener("htmx:beforeSend", (event) => {
-    const { xhr, requestConfig, pathInfo } = event.detail;
-    const url = pathInfo && pathInfo.finalRequestPath;
-    if (!sock.open || !xhr || !requestConfig || requestConfig.verb !== "get" || typeof url !== "string"
-        || !url.startsWith("/widgets/")) return;
-    const id = sock.next++;
-    const request = { xhr, url, timer: 0 };
-    xhr.send = () => {
-      sock.waiting.set(id, request);
-      request.timer = setTimeout(() => { if (sock.waiting.delete(id)) overHttp(request); }, SOCKET_WAIT);
-      try {
-        sock.ws.send(JSON.stringify({ id, url, headers: requestConfig.headers }));
-      } catch (error) {
-        sock.waiting.delete(id);
-        overHttp(request);
-      }
-    };
-    xhr.abort = () => {  // hx-sync: a newer request replaces this one; its answer will be dropped
-      if (!sock.waiting.delete(id)) return;
-      clearTimeout(request.timer);
-      if (xhr.onabort) xhr.onabort();
-    };
-  });
-  document.addEventListener("DOMContentLoaded", connectSocket);
-  document.addEventListener("htmx:load", connectSocket);  // a widget that opens after a committed guess
-  window.addEventListener("pageshow", connectSocket);  // back to a page from the back/forward cache
-  window.addEventListener("pagehide", () => { if (sock.ws) { const ws = sock.ws; sock.ws = null; dropSocket(); ws.close(); } });
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) connectSocket(); });
-
   // The class banner's poll (templates/classroom/banner.html): a shown tab asks with wait=1, so the server holds
   // a poll that finds nothing new until the class changes or 10 s pass (app/classroom/bell.py), and the page asks
   // again at once after a held answer, never more than once every 5 s; a hidden tab asks without waiting, and each
-  // answer that brings nothing new doubles its spacing, up to 60 s; showing the tab again polls at once. The poll sends the banner's
-  // token back as If-None-Match: a class that did not change answers 304, no body.
+  // answer that brings nothing new doubles its spacing, up to 60 s; showing the tab again polls at once. The poll
+  // sends the banner's token back as If-None-Match: a class that did not change answers 304, no body.
   const BANNER_EVERY = 5000;
   let bannerAsked = 0;
   const BANNER_HIDDEN_MAX = 60000;
@@ -343,6 +257,24 @@
       if (kept && !slot.firstChild) slot.replaceWith(kept);
     });
     target.replaceWith(fresh);
+    event.detail.shouldSwap = false;
+  });
+
+  // Out-of-band parts marked data-plain (a widget's used values, its stale note, its field messages, the panel's
+  // announcement) hold nothing for htmx, so they too are swapped natively: htmx's own swap walks and cleans every
+  // element it removes (the plan's used values are 21 inputs) on every keystroke. An outerHTML part arrives as a
+  // fragment holding the element; an innerHTML one as the element whose children replace the target's.
+  document.addEventListener("htmx:oobBeforeSwap", (event) => {
+    const { target, fragment } = event.detail;
+    if (!target || !fragment || !event.detail.shouldSwap) return;
+    const whole = fragment.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? fragment.firstElementChild : null;
+    if (whole && whole.id === target.id && whole.hasAttribute("data-plain")) {
+      target.replaceWith(whole);
+    } else if (fragment.nodeType === Node.ELEMENT_NODE && fragment.hasAttribute("data-plain")) {
+      target.replaceChildren(...fragment.childNodes);
+    } else {
+      return;
+    }
     event.detail.shouldSwap = false;
   });
 

@@ -57,6 +57,7 @@ class StepColumn(BaseModel):
     done_width: float = Field(default=0.0, description="done / joined, 0 to 100, for a bar")
     on_width: float = 0.0
     p75_seconds: float | None = None
+    note: str = Field(default="", description="The lesson's note for the instructor on this step")
 
 
 class WrongAnswer(BaseModel):
@@ -70,6 +71,7 @@ class DrillStats(BaseModel):
     step: int
     drill: str
     step_title: str
+    description: str = Field(default="", description="What the drill asks, in a line (its lesson says)")
     attempts: int = 0
     learners: int = 0
     correct: int = 0
@@ -179,13 +181,14 @@ def drill_stats(outline: Outline, tallies: dict[str, DrillTally], wrong: dict[st
     """Per drill: answers, right share, the commonest wrong answers as typed (`wrong`: per drill key, each text
     and how often)."""
     titles = {s.number: s.title for s in outline.steps}
+    about = {(s.number, d): text for s in outline.steps for d, text in s.about}
     stats: dict[str, DrillStats] = {}
 
     def stat(step: int, drill: str) -> DrillStats:
         key = f"{step}:{drill}"
         if key not in stats:
             stats[key] = DrillStats(key=key, step=step, drill=drill, step_title=titles.get(step, ""),
-                                    revealed=key in revealed)
+                                    description=about.get((step, drill), ""), revealed=key in revealed)
         return stats[key]
 
     for s in outline.steps:
@@ -216,4 +219,4 @@ def step_columns(outline: Outline, done: dict[int, int], here: dict[int, int], j
     return [StepColumn.model_construct(
         number=s.number, title=s.title, on_step=here.get(s.number, 0), done=done.get(s.number, 0),
         done_width=width(done.get(s.number, 0)), on_width=width(here.get(s.number, 0)),
-        p75_seconds=(p75 or {}).get(s.number)) for s in outline.steps]
+        p75_seconds=(p75 or {}).get(s.number), note=s.note) for s in outline.steps]

@@ -12,6 +12,8 @@ class StepOutline:
     title: str
     minutes: float = 1.0
     drills: tuple[str, ...] = ()
+    note: str = ""  # the lesson's note for the instructor on this step (never shown to learners)
+    about: tuple[tuple[str, str], ...] = ()  # (drill, what it asks in a line) for the dashboard
 
 
 @dataclass(frozen=True)
@@ -27,13 +29,16 @@ class Outline:
 
     def to_json(self) -> dict[str, Any]:
         return {"title": self.title, "steps": [
-            {"number": s.number, "title": s.title, "minutes": s.minutes, "drills": list(s.drills)} for s in self.steps],
-            "labels": self.labels}
+            {"number": s.number, "title": s.title, "minutes": s.minutes, "drills": list(s.drills),
+             **({"note": s.note} if s.note else {}), **({"about": dict(s.about)} if s.about else {})}
+            for s in self.steps], "labels": self.labels}
 
     @classmethod
     def from_json(cls, slug: str, data: dict[str, Any] | None) -> Outline:
         data = data or {}
         steps = tuple(StepOutline(number=int(s["number"]), title=str(s["title"]), minutes=float(s.get("minutes", 1)),
-                                  drills=tuple(s.get("drills", ()))) for s in data.get("steps", []))
+                                  drills=tuple(s.get("drills", ())), note=str(s.get("note", "")),
+                                  about=tuple((str(k), str(v)) for k, v in dict(s.get("about", {})).items()))
+                      for s in data.get("steps", []))
         labels = {str(d): {str(k): str(v) for k, v in parts.items()} for d, parts in (data.get("labels") or {}).items()}
         return cls(slug=slug, title=str(data.get("title", slug)), steps=steps, labels=labels)

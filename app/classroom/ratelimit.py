@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import time
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classroom.db import Database
@@ -33,14 +34,21 @@ async def hit(
 
 
 async def count_hit(s: AsyncSession, key: str, window_seconds: int, now: float) -> int:
-    """Count one request inside a caller's transaction (commit it, then `check`); returns the count so far."""
+    """Count one request inside a caller's transaction (commit it, then `check`); returns the count so far.
+
+    The count slides: this window's hits plus the previous window's, weighted by the share of it still inside
+    the last `window_seconds`, so a burst that straddles two windows is counted whole (a fixed window would
+    start again from zero half-way through it)."""
     window = int(now // window_seconds)
     stmt = _insert(s, RateHit).values(key=key, window=window, hits=1)
     stmt = stmt.on_conflict_do_update(index_elements=["key", "window"], set_={"hits": RateHit.hits + 1})
-    count = (await s.execute(stmt.returning(RateHit.hits))).scalar_one()
+    count: int = (await s.execute(stmt.returning(RateHit.hits))).scalar_one()
+    before = select(RateHit.hits).where(RateHit.key == key, RateHit.window == window - 1)
+    previous: int = (await s.execute(before)).scalar_one_or_none() or 0
     if window % 16 == 0:  # now and then, forget old windows
         await s.execute(delete(RateHit).where(RateHit.window < window - 2))
-    return int(count)
+    still_inside = 1 - (now % window_seconds) / window_seconds
+    return math.ceil(count + previous * still_inside)
 
 
 def check(count: int, limit: int, window_seconds: int, now: float, by: str = "") -> None:

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.classroom.db import Base, Database
 from app.classroom.models import utcnow
 from app.classroom.progress import touch_learner
-from app.engine.profiling import ProfileReport
+from app.companion.profiling import ProfileReport
 from app.engine.worksheet import FIELD_KEYS, FIELDS
 
 Status = Literal["known", "to_measure"]

@@ -23,7 +23,8 @@ from app.engine.text import gb, gib
 
 # How a size may be typed, without a number that could be close to an answer.
 SIZE_EXAMPLE = "a size: a bare number means GB; GiB, TB or bytes work too"
-PartKind = Literal["size", "per_parameter", "count", "yes_no", "choice"]
+PartKind = Literal["size", "per_parameter", "count", "yes_no", "choice", "text"]
+MAX_TEXT = 2000  # characters of a free-text ("explain why") answer
 Value = float | str
 
 
@@ -40,13 +41,19 @@ class Part(BaseModel):
 
     id: str = Field(description="Key of this part's answer in `answers`")
     prompt: str = Field(description="What to answer")
-    kind: PartKind = Field(description="size, per_parameter, count, yes_no or choice")
+    kind: PartKind = Field(description="size, per_parameter, count, yes_no, choice, or text (free text, not graded)")
     unit: str = Field(
         default="", description="Unit of the expected value, e.g. GB; a bare number means this unit"
     )
     tolerance: float = Field(default=0.0, ge=0, description="Relative tolerance: 0.02 accepts within 2 %")
     example: str = Field(default="", description="An example of how to type an answer")
     choices: list[Choice] = Field(default_factory=list, description="Options of a choice or yes/no part")
+    weight: float = Field(default=1.0, gt=0, description="The part's share of the score, against the other parts'")
+
+    @property
+    def graded(self) -> bool:
+        """A free-text part is read by the instructor, never graded."""
+        return self.kind != "text"
 
     @property
     def scale(self) -> float:
@@ -56,7 +63,7 @@ class Part(BaseModel):
     @property
     def tolerance_text(self) -> str:
         """The tolerance as the learner is told it."""
-        if self.kind in ("yes_no", "choice"):
+        if self.kind in ("yes_no", "choice", "text"):
             return ""
         return f"within {self.tolerance * 100:g} %" if self.tolerance else "exact"
 
@@ -140,6 +147,7 @@ class PartResult(BaseModel):
     correct: bool
     mistake: str | None = Field(default=None, description="The classic mistake recognised, if any")
     message: str = Field(default="", description="What to say about this answer")
+    graded: bool = Field(default=True, description="False for a free-text part: read by the instructor, not graded")
 
 
 class Feedback(Worked):
@@ -148,13 +156,18 @@ class Feedback(Worked):
     drill: str
     seed: int
     parts: list[PartResult] = Field(description="Per part: correct, expected value, the message")
-    score: float = Field(description="Share of parts right, 0 to 1")
-    correct: bool = Field(description="Every part right")
+    score: float = Field(description="Share of parts right, 0 to 1, each part counted at its weight")
+    correct: bool = Field(description="Every graded part right")
     mistake: str | None = Field(default=None, description="The first classic mistake recognised, if any")
 
     @property
     def right_parts(self) -> int:
-        return sum(p.correct for p in self.parts)
+        return sum(p.correct for p in self.parts if p.graded)
+
+    @property
+    def graded_parts(self) -> int:
+        """Parts that are graded (a free-text part is not)."""
+        return sum(p.graded for p in self.parts)
 
 
 class AnswerErrors(Exception):
@@ -247,6 +260,10 @@ def read_answer(part: Part, text: str) -> Value:
         return read.parse_count(text, ("gpu", "gpus", "h100", "h100s", part.unit.lower()))
     if part.kind == "yes_no":
         return read.parse_yes_no(text)
+    if part.kind == "text":
+        if len(text) > MAX_TEXT:
+            raise read.AnswerError(f"Keep it under {MAX_TEXT:,} characters.")
+        return text.strip()
     return read.parse_choice(text, [(c.value, [c.label, *c.names]) for c in part.choices])
 
 
@@ -307,19 +324,24 @@ def grade(question: Question, solution: Solution, answers: Mapping[str, str]) ->
     """Grade each part: right within its tolerance, else the first classic mistake it matches."""
     values = read_answers(question, answers)
     results = [_grade_part(p, values[p.id], str(answers.get(p.id, "")), solution) for p in question.parts]
-    right = sum(r.correct for r in results)
+    weights = {p.id: p.weight for p in question.parts if p.graded}
+    right = sum(weights[r.id] for r in results if r.graded and r.correct)
     return Feedback(
         drill=question.drill,
         seed=question.seed,
         parts=results,
-        score=right / len(results),
-        correct=right == len(results),
+        score=right / sum(weights.values()) if weights else 1.0,
+        correct=all(r.correct for r in results if r.graded),
         mistake=next((r.mistake for r in results if r.mistake), None),
         **{name: getattr(solution, name) for name in Worked.model_fields},
     )
 
 
 def _grade_part(part: Part, value: Value, typed: str, solution: Solution) -> PartResult:
+    if not part.graded:
+        return PartResult(id=part.id, prompt=part.prompt, kind=part.kind, unit="", typed=typed, value=value,
+                          value_text=str(value), expected="", expected_text="", correct=True, graded=False,
+                          message="Not graded: your instructor reads it." if value else "Left empty (not graded).")
     expected = solution.expected[part.id]
     correct = close(value, expected, part.tolerance)
     mistake, message = None, ""

@@ -7,7 +7,6 @@ import random
 from collections.abc import Mapping
 
 from app.drills.base import SIZE_EXAMPLE, Drill, Feedback, Given, Part, Question, Solution, Variant, distinct
-from app.drills.registry import register
 from app.engine.hardware import DGX_H100, get_gpu
 from app.engine.models import CATALOG
 from app.engine.text import billions, gb, gib, num
@@ -224,22 +223,20 @@ def _optimizer_hint(optimizer: str) -> str:
     }[optimizer]
 
 
-DRILL = register(
-    Drill(
-        name=NAME,
-        title="Bytes per parameter to train",
-        description="A model size and an optimizer: bytes a parameter, the total training state in GB, "
-        "and the fewest 80 GB GPUs that hold it fully sharded.",
-        generate=generate,
-        solve=solve,
-        malformed=(
-            {"bytes_per_parameter": "", "total": "128 GB", "gpus": "2"},
-            {"bytes_per_parameter": "16", "total": "128 GB/s", "gpus": "2"},
-            {"bytes_per_parameter": "16", "total": "128,5", "gpus": "2"},
-            {"bytes_per_parameter": "sixteen-ish", "total": "128 GB", "gpus": "2"},
-            {"bytes_per_parameter": "16", "total": "128 GB", "gpus": "two cats"},
-        ),
-    )
+DRILL = Drill(
+    name=NAME,
+    title="Bytes per parameter to train",
+    description="A model size and an optimizer: bytes a parameter, the total training state in GB, "
+    "and the fewest 80 GB GPUs that hold it fully sharded.",
+    generate=generate,
+    solve=solve,
+    malformed=(
+        {"bytes_per_parameter": "", "total": "128 GB", "gpus": "2"},
+        {"bytes_per_parameter": "16", "total": "128 GB/s", "gpus": "2"},
+        {"bytes_per_parameter": "16", "total": "128,5", "gpus": "2"},
+        {"bytes_per_parameter": "sixteen-ish", "total": "128 GB", "gpus": "2"},
+        {"bytes_per_parameter": "16", "total": "128 GB", "gpus": "two cats"},
+    ),
 )
 
 

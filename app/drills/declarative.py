@@ -56,11 +56,17 @@ class Expressions(Protocol):
     def reserved(self) -> Collection[str]: ...
 
 
+class Overrun(ValueError):
+    """An expression stopped because it ran too long or built something too large: the evaluator raises a
+    subclass of it, and a drill neither draws again nor checks another seed after one."""
+
+
 class DeclaredDrillError(ValueError):
     """An expression of a declared drill that fails or gives a value of the wrong kind, with where it is."""
 
-    def __init__(self, path: Path, message: str) -> None:
+    def __init__(self, path: Path, message: str, overrun: bool = False) -> None:
         self.path = path
+        self.overrun = overrun
         super().__init__(message)
 
 
@@ -149,7 +155,8 @@ class ChoiceSpec(BaseModel):
 
 
 class PartSpec(BaseModel):
-    """One thing asked: `answer` is an expression (bytes for a size, as the engine gives them)."""
+    """One thing asked: `answer` is an expression (bytes for a size, as the engine gives them); a `kind: text`
+    part asks for a sentence or two, is never graded and has no answer."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -158,8 +165,9 @@ class PartSpec(BaseModel):
     kind: PartKind | None = Field(default=None, description="Default: from the unit and the drill's kind")
     unit: str = ""
     tolerance: float = Field(default=0.0, ge=0, le=0.5)
+    weight: float = Field(default=1.0, gt=0, le=100, description="The part's share of the score")
     example: str = ""
-    answer: str = Field(min_length=1)
+    answer: str = Field(default="")
     choices: list[ChoiceSpec] = Field(default_factory=list)
     mistakes: list[MistakeSpec] = Field(default_factory=list)
 
@@ -170,6 +178,12 @@ class PartSpec(BaseModel):
 
     @model_validator(mode="after")
     def _sound(self) -> PartSpec:
+        if self.kind == "text":
+            if self.answer or self.mistakes or self.choices or self.unit or self.tolerance:
+                raise ValueError("a text part is not graded: it takes no answer, mistakes, choices, unit or tolerance")
+            return self
+        if not self.answer.strip():
+            raise ValueError("the key 'answer' is missing: an expression for the expected value")
         if (self.kind == "choice" or self.choices) and len(self.choices) < 2:
             raise ValueError("a choice part needs at least two choices")
         if self.kind == "yes_no" and self.choices and sorted(c.value for c in self.choices) != ["no", "yes"]:
@@ -193,14 +207,20 @@ class DrillSpec(BlockSettings):
 
     kind: Literal["numeric", "choice"] = Field(description="numeric: numbers with units; choice: pick one")
     title: str = Field(min_length=1)
-    description: str = ""
+    description: str = Field(default="", description="What the drill asks, in a line: the dashboard and projector")
     parameters: dict[str, Draw] = Field(default_factory=dict)
+    let: dict[str, str] = Field(default_factory=dict, description="Named expressions over the parameters, in order")
     require: str | None = Field(default=None, description="Redraw until this expression is true")
     prompt: str = Field(min_length=1)
     givens: list[GivenSpec] = Field(default_factory=list)
     parts: list[PartSpec] = Field(min_length=1, max_length=10)
     solution: list[str] = Field(min_length=1)
     hints: list[str] = Field(min_length=1)
+
+    @field_validator("let", mode="before")
+    @classmethod
+    def _let_texts(cls, v: Any) -> Any:
+        return {k: _expression_text(e) for k, e in v.items()} if isinstance(v, dict) else v
 
     @model_validator(mode="after")
     def _parts_fit_the_drill(self) -> DrillSpec:
@@ -210,6 +230,8 @@ class DrillSpec(BlockSettings):
         for p in self.parts:
             if part_kind(self.kind, p) == "choice" and len(p.choices) < 2:
                 raise ValueError(f"part {p.id}: a choice part needs at least two choices")
+        if all(part_kind(self.kind, p) == "text" for p in self.parts):
+            raise ValueError("every part is a text part: a drill needs at least one graded part")
         return self
 
 
@@ -234,6 +256,7 @@ EXAMPLES: dict[str, str] = {
     "count": "a whole number",
     "yes_no": "yes or no",
     "choice": "",
+    "text": "a sentence or two; not graded, your instructor reads it",
 }
 
 
@@ -248,6 +271,7 @@ class Declared:
     spec: DrillSpec
     ex: Expressions
     solved: dict[str, Solution] = field(default_factory=dict, compare=False, repr=False)
+    named: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False, repr=False)
 
     def draw(self, rng: random.Random) -> dict[str, Any]:
         """The parameters of one question (redrawn until `require` holds)."""
@@ -258,45 +282,61 @@ class Declared:
         raise DeclaredDrillError(("require",), f"no draw in {MAX_DRAWS} meets require: {self.spec.require}")
 
     def meets_require(self, values: Mapping[str, Any]) -> bool:
-        return self.spec.require is None or bool(self._value(("require",), self.spec.require, values))
+        if self.spec.require is None:
+            return True
+        return bool(self._value(("require",), self.spec.require, self.names(values)))
+
+    def names(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters and the author's `let` values, each let evaluated in order over those before it (kept for
+        the last questions: every text of a question uses them)."""
+        key = json.dumps(values, sort_keys=True, default=str)
+        if key not in self.named:
+            if len(self.named) >= MAX_SOLVED:
+                self.named.clear()
+            names = dict(values)
+            for name, expression in self.spec.let.items():
+                names[name] = self._value(("let", name), expression, names)
+            self.named[key] = names
+        return self.named[key]
 
     def _value(self, path: Path, expression: str, values: Mapping[str, Any]) -> Any:
         try:
             return self.ex.value(expression, values)
         except ValueError as exc:
-            raise DeclaredDrillError(path, str(exc)) from exc
+            raise DeclaredDrillError(path, str(exc), overrun=isinstance(exc, Overrun)) from exc
 
     def _text(self, path: Path, template: str, values: Mapping[str, Any]) -> str:
         try:
             return self.ex.text(template, values)
         except ValueError as exc:
-            raise DeclaredDrillError(path, str(exc)) from exc
+            raise DeclaredDrillError(path, str(exc), overrun=isinstance(exc, Overrun)) from exc
 
     def question(self, values: Mapping[str, Any]) -> Question:
         """The question these parameters make: texts evaluated, no answer in it."""
-        s = self.spec
+        s, names = self.spec, self.names(values)
         parts = [
-            Part(id=p.id, prompt=self._text(("parts", i, "prompt"), p.prompt, values), kind=part_kind(s.kind, p),
-                 unit=p.unit, tolerance=p.tolerance, example=p.example or EXAMPLES[part_kind(s.kind, p)],
-                 choices=self._choices(i, p, values))
+            Part(id=p.id, prompt=self._text(("parts", i, "prompt"), p.prompt, names), kind=part_kind(s.kind, p),
+                 unit=p.unit, tolerance=p.tolerance, weight=p.weight,
+                 example=p.example or EXAMPLES[part_kind(s.kind, p)], choices=self._choices(i, p, names))
             for i, p in enumerate(s.parts)
-        ]  # fmt: skip
-        givens = [Given(label=g.label, text=self._text(("givens", i, "text"), g.text, values))
-                  for i, g in enumerate(s.givens)]  # fmt: skip
-        return Question(drill=self.name, title=self._text(("title",), s.title, values),
-                        prompt=self._text(("prompt",), s.prompt, values), givens=givens, parameters=dict(values),
-                        parts=parts)  # fmt: skip
+        ]
+        givens = [Given(label=g.label, text=self._text(("givens", i, "text"), g.text, names))
+                  for i, g in enumerate(s.givens)]
+        return Question(drill=self.name, title=self._text(("title",), s.title, names),
+                        prompt=self._text(("prompt",), s.prompt, names), givens=givens, parameters=dict(values),
+                        parts=parts)
 
-    def _choices(self, i: int, p: PartSpec, values: Mapping[str, Any]) -> list[Choice]:
+    def _choices(self, i: int, p: PartSpec, names: Mapping[str, Any]) -> list[Choice]:
         """A part's options, labels evaluated; a yes/no part without its own labels offers Yes and No."""
         if not p.choices and part_kind(self.spec.kind, p) == "yes_no":
             return list(YES_NO)
-        return [Choice(value=c.value, label=self._text(("parts", i, "choices", j, "label"), c.label, values),
-                       names=c.names) for j, c in enumerate(p.choices)]  # fmt: skip
+        return [Choice(value=c.value, label=self._text(("parts", i, "choices", j, "label"), c.label, names),
+                       names=c.names) for j, c in enumerate(p.choices)]
 
     def generate(self, rng: random.Random) -> Question:
         """A question whose texts and answers all evaluate: a draw the self-check never met that makes an
-        expression fail is passed over for the next (`check` reports such draws where it finds them)."""
+        expression fail is passed over for the next (`check` reports such draws where it finds them); an
+        expression stopped by its budget is not tried again."""
         failure: DeclaredDrillError | None = None
         for _ in range(MAX_DRAWS):
             try:
@@ -304,31 +344,35 @@ class Declared:
                 self.expected(q)
                 return q
             except DeclaredDrillError as exc:
+                if exc.overrun:
+                    raise
                 failure = exc
         assert failure is not None
         raise failure
 
     def expected(self, q: Question) -> dict[str, Value]:
-        """Each part's expected value in base units (bytes for a size)."""
-        return {p.id: self._answer(("parts", i, "answer"), q.part(p.id), self._value(("parts", i, "answer"), p.answer,
-                                                                                    q.parameters))
-                for i, p in enumerate(self.spec.parts)}  # fmt: skip
+        """Each part's expected value in base units (bytes for a size); '' for a text part."""
+        names = self.names(q.parameters)
+        return {p.id: "" if part_kind(self.spec.kind, p) == "text" else
+                self._answer(("parts", i, "answer"), q.part(p.id), self._value(("parts", i, "answer"), p.answer, names))
+                for i, p in enumerate(self.spec.parts)}
 
     def variants(self, q: Question) -> list[Variant]:
         """Every named wrong answer that applies to this question, before dropping those a learner cannot
         tell apart (the self-check reports those)."""
         out = []
+        names = self.names(q.parameters)
         for i, p in enumerate(self.spec.parts):
             for j, c in enumerate(p.choices):
                 if c.message:
-                    message = self._text(("parts", i, "choices", j, "message"), c.message, q.parameters)
+                    message = self._text(("parts", i, "choices", j, "message"), c.message, names)
                     out.append(Variant(part=p.id, id=c.value, value=c.value, message=message))
             for j, m in enumerate(p.mistakes):
                 path = ("parts", i, "mistakes", j, "answer")
-                raw = self._value(path, m.answer, q.parameters)
+                raw = self._value(path, m.answer, names)
                 if raw is None:
                     continue
-                message = self._text(("parts", i, "mistakes", j, "message"), m.message, q.parameters)
+                message = self._text(("parts", i, "mistakes", j, "message"), m.message, names)
                 out.append(Variant(part=p.id, id=m.id, value=self._answer(path, q.part(p.id), raw), message=message))
         return out
 
@@ -344,11 +388,13 @@ class Declared:
 
     def _solve(self, q: Question) -> Solution:
         expected = self.expected(q)
+        names = self.names(q.parameters)
+        worked = {**names, "answer": dict(expected)}  # a solution may show `answer.part_id`; hints may not
         return Solution(
             expected=expected,
             variants=distinct(q, expected, self.variants(q)),
-            solution=[self._text(("solution", i), line, q.parameters) for i, line in enumerate(self.spec.solution)],
-            hints=[self._text(("hints", i), line, q.parameters) for i, line in enumerate(self.spec.hints)],
+            solution=[self._text(("solution", i), line, worked) for i, line in enumerate(self.spec.solution)],
+            hints=[self._text(("hints", i), line, names) for i, line in enumerate(self.spec.hints)],
         )
 
     @staticmethod
@@ -372,7 +418,7 @@ class Declared:
 
 def malformed(spec: DrillSpec) -> tuple[dict[str, str], ...]:
     """Answers that must be refused rather than graded: each part left empty, and a size given as a rate."""
-    out = [{p.id: ""} for p in spec.parts]
+    out = [{p.id: ""} for p in spec.parts if part_kind(spec.kind, p) != "text"]
     out += [{p.id: "128 GB/s"} for p in spec.parts if part_kind(spec.kind, p) == "size"]
     return tuple(out)
 
@@ -386,5 +432,5 @@ def build(name: str, spec: DrillSpec, ex: Expressions) -> Drill:
     """The Drill a declared block makes, graded and stored like any other (its settings model is the spec)."""
     declared = Declared(name=name, spec=spec, ex=ex)
     return Drill(name=name, title=spec.title if "{{" not in spec.title else name.rpartition("/")[2],
-                 description=spec.description or f"Declared in a lesson: {spec.title}", generate=declared.generate,
+                 description=spec.description, generate=declared.generate,
                  solve=declared.solve, settings=DrillSpec, malformed=malformed(spec))  # fmt: skip

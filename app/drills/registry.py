@@ -1,50 +1,36 @@
-"""The drills GPU Classroom knows, by name; a module in app/drills that registers one adds it."""
+"""The drills GPU Classroom knows, by name: the three drill modules' DRILLs (a lesson may also declare simple
+numeric drills itself: app/drills/declarative.py)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
 
+from app.drills import bytes_per_parameter, spot_the_mistake, will_it_fit
 from app.drills.base import Drill
-
-DRILLS: dict[str, Drill] = {}
-NOT_DRILLS = {"answers", "base", "declarative", "declared_check", "registry", "room", "selfcheck", "seeds",
-              "will_it_fit_mistakes"}  # modules of app/drills that register no drill
-
-
-def register(drill: Drill) -> Drill:
-    """Add a drill to the registry (names are unique)."""
-    if drill.name in DRILLS and DRILLS[drill.name] is not drill:
-        raise ValueError(f"drill '{drill.name}' registered twice")
-    DRILLS[drill.name] = drill
-    return drill
 
 
 @cache
-def _load_all() -> None:
-    """Import every drill module once (each registers its drill); listing the package on every call cost a
-    directory read per step page."""
-    import app.drills as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in NOT_DRILLS and not info.name.startswith("_") and not info.ispkg:
-            importlib.import_module(f"app.drills.{info.name}")
+def _by_name() -> dict[str, Drill]:
+    """Every drill module's DRILL, listed by hand (as app.main's ROUTERS are): a new drill module is added here."""
+    found: dict[str, Drill] = {}
+    for drill in (bytes_per_parameter.DRILL, spot_the_mistake.DRILL, will_it_fit.DRILL):
+        if drill.name in found:
+            raise ValueError(f"drill '{drill.name}' listed twice")
+        found[drill.name] = drill
+    return found
 
 
 def get_drill(name: str) -> Drill | None:
     """The drill called `name`, or None."""
-    _load_all()
-    return DRILLS.get(name)
+    return _by_name().get(name)
 
 
 def all_drills() -> dict[str, Drill]:
     """Every registered drill, by name."""
-    _load_all()
-    return dict(sorted(DRILLS.items()))
+    return dict(sorted(_by_name().items()))
 
 
 def validate_block(name: str, params: dict[str, Any]) -> list[str]:

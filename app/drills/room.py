@@ -109,7 +109,7 @@ def grade_for_room(drill: Drill, answer: Answer) -> Graded:
         except AnswerErrors:
             parts = []
         _graded[key] = tuple((r.id, r.prompt, r.correct, mistake_name(r.message) if r.mistake else None)
-                             for r in parts)
+                             for r in parts if r.graded)  # a free-text part is for the instructor to read
     return _graded[key]
 
 

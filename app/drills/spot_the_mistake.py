@@ -11,7 +11,6 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.drills.base import Choice, Drill, Feedback, Part, Question, Solution, Topic, Variant
-from app.drills.registry import register
 
 NAME = "spot-the-mistake"
 DATA = Path(__file__).parent / "data" / "mistakes.yaml"
@@ -142,20 +141,18 @@ def topic(q: Question) -> str:
     return catalogue().scenario(q.parameters["scenario"]).mistake
 
 
-DRILL = register(
-    Drill(
-        name=NAME,
-        title="Spot the mistake",
-        description="A short scenario from a team like yours shows one of 22 common GPU infrastructure "
-        "mistakes: "
-        "pick it from four.",
-        generate=generate,
-        solve=solve,
-        malformed=({"mistake": ""}, {"mistake": "z"}, {"mistake": "all of them"}),
-        topic=topic,
-        topics=tuple(Topic(id=m.id, title=m.title, link=m.link) for m in catalogue().mistakes),
-        spread=SPREAD,
-    )
+DRILL = Drill(
+    name=NAME,
+    title="Spot the mistake",
+    description="A short scenario from a team like yours shows one of 22 common GPU infrastructure "
+    "mistakes: "
+    "pick it from four.",
+    generate=generate,
+    solve=solve,
+    malformed=({"mistake": ""}, {"mistake": "z"}, {"mistake": "all of them"}),
+    topic=topic,
+    topics=tuple(Topic(id=m.id, title=m.title, link=m.link) for m in catalogue().mistakes),
+    spread=SPREAD,
 )
 
 

@@ -19,7 +19,6 @@ from app.drills.base import (
     Variant,
     distinct,
 )
-from app.drills.registry import register
 from app.drills.will_it_fit_mistakes import per_gpu_variants
 from app.engine import memory
 from app.engine.fixes import fixes
@@ -345,22 +344,20 @@ def node(q: Question) -> NodeLoad:
     return node_load(_plan(q))
 
 
-DRILL = register(
-    Drill(
-        name=NAME,
-        title="Will it fit?",
-        description="A model, precision, mode, GPU count, batch and context: does it fit, how many GB a GPU, "
-        "and which part dominates.",
-        generate=generate,
-        solve=solve,
-        node_load=node,
-        malformed=(
-            {"fits": "maybe", "per_gpu": "40 GB", "largest": "weights"},
-            {"fits": "yes", "per_gpu": "40 GB/s", "largest": "weights"},
-            {"fits": "yes", "per_gpu": "", "largest": "weights"},
-            {"fits": "yes", "per_gpu": "40 GB", "largest": "the GPU"},
-        ),
-    )
+DRILL = Drill(
+    name=NAME,
+    title="Will it fit?",
+    description="A model, precision, mode, GPU count, batch and context: does it fit, how many GB a GPU, "
+    "and which part dominates.",
+    generate=generate,
+    solve=solve,
+    node_load=node,
+    malformed=(
+        {"fits": "maybe", "per_gpu": "40 GB", "largest": "weights"},
+        {"fits": "yes", "per_gpu": "40 GB/s", "largest": "weights"},
+        {"fits": "yes", "per_gpu": "", "largest": "weights"},
+        {"fits": "yes", "per_gpu": "40 GB", "largest": "the GPU"},
+    ),
 )
 
 

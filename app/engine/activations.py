@@ -9,6 +9,12 @@ from app.engine.errors import EngineError
 from app.engine.models import Architecture
 from app.engine.workload import CHECKPOINTING_MODES
 
+# A serving step carries at most this many tokens, decodes and prefill chunks together (chunked prefill):
+# vLLM's max_num_batched_tokens and TensorRT-LLM's max_num_tokens both default to 8,192 for online serving on
+# large GPUs (vLLM engine arguments; TensorRT-LLM build options). A longer prefill runs in chunks of it, so the
+# prefill workspace never holds more.
+STEP_TOKEN_BUDGET = 8192
+
 # Activations and logits in serving are 16-bit (fp32 when the weights are fp32); logits are fp32.
 LOGIT_BYTES = 4
 
@@ -157,11 +163,12 @@ def serving_workspace_bytes(arch: Architecture, batch: int, prompt: int, tp: int
 
     One layer's activations at a time: the residual stream and its normalised copy (2·d a token, on
     every GPU) and the Q/K/V/output projections and MLP hidden layer (split across tensor-parallel
-    GPUs), plus fp32 logits of the last token of each sequence.
+    GPUs), plus fp32 logits of the last token of each sequence. Prefill runs in chunks of at most
+    STEP_TOKEN_BUDGET tokens (chunked prefill), so the workspace holds one chunk.
     """
     q, kv = arch.heads * arch.n_head_dim, arch.n_kv_heads * arch.n_head_dim
     mlp = arch.experts_per_token * arch.ffn * (2 if arch.gated_mlp else 1)
     per_token = 2 * arch.hidden + math.ceil((q + 2 * kv + arch.hidden + mlp) / tp)
-    tokens = batch * prompt
+    tokens = min(batch * prompt, STEP_TOKEN_BUDGET)
     logits = batch * math.ceil(arch.vocab / tp) * LOGIT_BYTES
     return tokens * per_token * activation_bytes_per_element(precision) + logits

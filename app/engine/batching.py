@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.engine import memory
 from app.engine.compute import Binds
-from app.engine.hardware import get_gpu
+from app.engine.hardware import achieved_bandwidth, get_gpu
 from app.engine.memory import Knobs
 from app.engine.plan import serve_bounds
 from app.engine.workload import PlanRequest
@@ -31,12 +31,13 @@ class BatchPoint(BaseModel):
 
 def batch_sweep(req: PlanRequest, batches: Sequence[int] = DEFAULT_BATCHES) -> list[BatchPoint]:
     """The same serving plan at several batch sizes: memory, speed, and where it crosses the ridge."""
-    arch, capacity = req.architecture, get_gpu(req.gpu).memory_bytes
+    arch, gpu = req.architecture, get_gpu(req.gpu)
+    capacity = gpu.memory_bytes
     points = []
     for b in batches:
         at = req.model_copy(update={"batch_size": b})
         mem = memory.breakdown(arch, Knobs.of(at), capacity)
-        _, step = serve_bounds(arch, at, mem)
+        _, step = serve_bounds(arch, at, mem, gpu)
         flops = 2 * arch.active_parameters * b / req.gpus
         points.append(
             BatchPoint(
@@ -46,7 +47,7 @@ def batch_sweep(req: PlanRequest, batches: Sequence[int] = DEFAULT_BATCHES) -> l
                 decode_seconds_per_token=step.seconds,
                 tokens_per_second=1 / step.seconds,
                 throughput_tokens_per_second=b / step.seconds,
-                intensity=flops / (step.memory_seconds * get_gpu(req.gpu).bandwidth),
+                intensity=flops / (step.memory_seconds * achieved_bandwidth(gpu)),
                 binds=step.binds,
             )
         )

@@ -111,6 +111,9 @@ class WorkloadTiming(BaseModel):
     )
     flops: float = Field(description="weight_flops + attention_flops: all the work")
     weight_bytes: int = Field(description="The model's bf16 weights, bytes")
+    read_bytes: float = Field(
+        description="Bytes one pass reads: the weights less the embedding rows of tokens it does not see"
+    )
     weight_reads: int = Field(description="Weight reads: 1 a prefill, 3 a training step, 1 each decode step")
     cpu_peak: CpuPeak = Field(description="Which CPU peak is compared")
     cpu_peak_name: str = Field(description="That peak in words")
@@ -121,8 +124,8 @@ class WorkloadTiming(BaseModel):
     gpu: compute.Bound = Field(description="One H100")
     node: compute.Bound = Field(description="dgx-1's GPUs, the work split evenly")
     ratio: float = Field(description="How many times sooner one H100 finishes than the CPUs")
-    cpu_read_seconds: float = Field(description="One read of all the weights from the CPUs' memory")
-    gpu_read_seconds: float = Field(description="One read of all the weights from one H100's memory")
+    cpu_read_seconds: float = Field(description="One pass's read of the weights (read_bytes) from the CPUs' memory")
+    gpu_read_seconds: float = Field(description="The same read from one H100's memory, at its datasheet bandwidth")
     bandwidth_ratio: float = Field(description="One H100's memory bandwidth ÷ the CPUs'")
 
 
@@ -150,10 +153,10 @@ def workload_timing(
         model=arch.name, workload=workload, tokens=tokens, batch=batch, parameters=n, total_tokens=seen,
         flops_per_parameter=round(weight_flops / (n * seen)),
         weight_flops=weight_flops, attention_flops=attention, flops=flops,
-        weight_bytes=weights, weight_reads=reads, cpu_peak=which,
+        weight_bytes=weights, read_bytes=weights * per_read, weight_reads=reads, cpu_peak=which,
         cpu_peak_name=CPU_PEAK_NAMES[which], cpu_peak_flops=cpu_flops,
         gpu_peak_flops=gpu_flops, node_gpus=gpus, cpu=on_cpu, gpu=on_gpu,
         node=compute.bound(on_gpu.compute_seconds / gpus, on_gpu.memory_seconds / gpus),
-        ratio=on_cpu.seconds / on_gpu.seconds, cpu_read_seconds=weights / cpu.memory_bandwidth,
-        gpu_read_seconds=weights / gpu.bandwidth, bandwidth_ratio=gpu.bandwidth / cpu.memory_bandwidth,
+        ratio=on_cpu.seconds / on_gpu.seconds, cpu_read_seconds=weights * per_read / cpu.memory_bandwidth,
+        gpu_read_seconds=weights * per_read / gpu.bandwidth, bandwidth_ratio=gpu.bandwidth / cpu.memory_bandwidth,
     )  # fmt: skip

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.engine import memory
+from app.engine import activations, collectives, memory
 from app.engine.errors import EngineError
-from app.engine.hardware import DGX_H100, GPU, get_gpu, get_link, peak_flops
+from app.engine.hardware import DGX_H100, GPU, HBM_ACHIEVED_SHARE, achieved_bandwidth, get_gpu, get_link, peak_flops
 from app.engine.models import Architecture
 from app.engine.units import BITS_PER_PRECISION
 from app.engine.workload import FP8_SPEEDUP
@@ -24,6 +23,18 @@ TRAIN_STEP_WEIGHT_READS = 3
 def training_flops(active_parameters: float, tokens: float) -> float:
     """Model FLOPs, 6·N·D: forward 2·N·D plus backward 4·N·D. MFU counts these, recomputation or not."""
     return 6 * active_parameters * tokens
+
+
+def training_attention_flops_per_token(arch: Architecture, context: int) -> float:
+    """Causal attention of training a token at a sequence length: forward (the prefill count ÷ tokens) and the
+    backward pass's two products of the same size, 3 × 2·L·(heads × head_dim)·context."""
+    return 3 * attention_flops(arch, context) / context
+
+
+def training_model_flops(arch: Architecture, tokens: float, context: int) -> float:
+    """What MFU counts for `tokens` of training in sequences of `context`: 6·N·D plus causal attention forward
+    and backward, counted as prefill counts it (issue 25 item 7). training_flops gives 6·N·D alone."""
+    return (6 * arch.active_parameters + training_attention_flops_per_token(arch, context)) * tokens
 
 
 def hardware_training_flops(active_parameters: float, tokens: float, checkpointing: str = "none") -> float:
@@ -69,20 +80,35 @@ class Bound(BaseModel):
     communication_seconds: float = Field(
         default=0.0, description="Tensor-parallel all-reduces: latency and bandwidth terms"
     )
-    seconds: float = Field(description="The larger bound plus communication")
+    overhead_seconds: float = Field(
+        default=0.0, description="Fixed cost of the forward pass: scheduling, kernel launches, sampling"
+    )
+    seconds: float = Field(description="The larger bound plus communication and the fixed cost")
     binds: Binds = Field(description="Which bound sets the time")
 
 
-def bound(compute_s: float, memory_s: float, communication_s: float = 0.0) -> Bound:
-    """The phase time: the larger of the two bounds, plus communication that does not overlap."""
+def bound(compute_s: float, memory_s: float, communication_s: float = 0.0, overhead_s: float = 0.0) -> Bound:
+    """The phase time: the larger of the two bounds, plus communication that does not overlap (serving stacks
+    run the tensor-parallel all-reduce between the matrix multiplies, not beside them) and the fixed cost."""
     binds: Binds = "compute" if compute_s >= memory_s else "memory-bandwidth"
     return Bound(
         compute_seconds=compute_s,
         memory_seconds=memory_s,
         communication_seconds=communication_s,
-        seconds=max(compute_s, memory_s) + communication_s,
+        overhead_seconds=overhead_s,
+        seconds=max(compute_s, memory_s) + communication_s + overhead_s,
         binds=binds,
     )
+
+
+# The fixed cost of one forward pass in a serving stack, beside its maths and its reads: the scheduler, input
+# preparation, kernel launches between CUDA graphs, sampling and the hand-back of the tokens. NVIDIA's NeMo
+# inference table (docs.nvidia.com/nemo-framework, performance/llama, "Llama-2 results", TensorRT-LLM, batch 1,
+# 128 prompt and 20 output tokens, TP 1) times a request of Llama-2-7B at 153.8 ms on an H100 and 234.0 ms on
+# an A100: 21 forward passes that each read the 13.2 GB of weights at the achieved bandwidth (5.76 ms and
+# 9.45 ms) leave 1.56 ms and 1.71 ms a pass. One figure for both GPUs: 1.6 ms a forward pass.
+STEP_OVERHEAD_SECONDS = 1.6e-3
+STEP_TOKEN_BUDGET = activations.STEP_TOKEN_BUDGET
 
 
 def decode_step(
@@ -94,17 +120,21 @@ def decode_step(
     gpus: int = 1,
     mfu: float = 1.0,
     communication_s: float = 0.0,
+    bandwidth_share: float = 1.0,
+    overhead_s: float = 0.0,
 ) -> Bound:
     """One decode step (one token for each of `batch` sequences).
 
-    Every step reads the weights and the KV cache: time ≥ bytes ÷ bandwidth; and computes
-    2 × active parameters × batch FLOPs: time ≥ FLOPs ÷ (GPUs × peak × MFU).
+    Every step reads the weights and the KV cache: time ≥ bytes ÷ (bandwidth × share); and computes
+    2 × active parameters × batch FLOPs: time ≥ FLOPs ÷ (GPUs × peak × MFU). The defaults give the
+    datasheet ceiling; `serve_step` gives what a serving stack reaches.
     """
     flops = inference_flops(active_parameters, batch)
     return bound(
         compute_seconds(flops, gpus, peak_flops(gpu, precision), mfu),
-        bytes_read_per_gpu / gpu.bandwidth,
+        bytes_read_per_gpu / (gpu.bandwidth * bandwidth_share),
         communication_s,
+        overhead_s,
     )
 
 
@@ -142,15 +172,54 @@ def prefill(
     mfu: float = 1.0,
     communication_s: float = 0.0,
     attention: float = 0.0,
+    bandwidth_share: float = 1.0,
+    overhead_s: float = 0.0,
 ) -> Bound:
     """Prefill of `tokens` prompt tokens at once: 2·N·tokens FLOPs plus the attention FLOPs given,
     against one read of the weights."""
     flops = inference_flops(active_parameters, tokens) + attention
     return bound(
         compute_seconds(flops, gpus, peak_flops(gpu, precision), mfu),
-        bytes_read_per_gpu / gpu.bandwidth,
+        bytes_read_per_gpu / (gpu.bandwidth * bandwidth_share),
         communication_s,
+        overhead_s,
     )
+
+
+def serving_efficiency(gpu: GPU, mfu: float | None = None) -> float:
+    """The share of peak a serving step's maths reaches: `mfu` when a request names one, else the GPU's
+    measured matrix-multiply share (MAMF)."""
+    return gpu.matmul_efficiency if mfu is None else mfu
+
+
+def serve_step(
+    arch: Architecture,
+    gpu: GPU,
+    precision: str,
+    gpus: int,
+    tokens: int,
+    bytes_read_per_gpu: float,
+    attention: float = 0.0,
+    mfu: float | None = None,
+) -> Bound:
+    """One forward pass of a serving stack over `tokens` tokens (decodes and prefill chunks together): its maths
+    at the achieved matrix-multiply share, its reads (this GPU's weights, KV cache) at the achieved HBM share,
+    the tensor-parallel all-reduces (item 5's collectives, not overlapped) and the fixed cost of a pass."""
+    flops = inference_flops(arch.active_parameters, tokens) + attention
+    return bound(
+        compute_seconds(flops, gpus, peak_flops(gpu, precision), serving_efficiency(gpu, mfu)),
+        bytes_read_per_gpu / achieved_bandwidth(gpu),
+        tensor_parallel_seconds(arch, tokens, gpus, precision),
+        STEP_OVERHEAD_SECONDS,
+    )
+
+
+def decode_attention_flops(arch: Architecture, context: float, batch: float = 1) -> float:
+    """Attention FLOPs of one decode step: each new token scores and weights `context` cached tokens in every
+    layer and query head, 4 × width FLOPs a pair (as in prefill)."""
+    window = arch.sliding_window
+    pairs = context if window is None else min(context, window)
+    return 4 * arch.layers * arch.heads * arch.n_head_dim * pairs * batch
 
 
 def expert_fraction_read(arch: Architecture, batch: int) -> float:
@@ -232,6 +301,10 @@ class Roofline(BaseModel):
     peak_flops: float = Field(description="Flat roof: dense peak FLOP/s")
     bandwidth: float = Field(description="Slope: memory bytes per second")
     ridge: float = Field(description="Intensity where the roofs meet, FLOPs per byte")
+    achieved_peak_flops: float = Field(
+        description="What large matrix multiplies reach: the peak × the GPU's measured share (MAMF)"
+    )
+    achieved_bandwidth: float = Field(description="What decode kernels read at: the bandwidth × the HBM share")
     point: RooflinePoint = Field(description="The intensity asked for, placed under the roofs")
     curve: list[RooflinePoint] = Field(
         description="Points from 1 to 10,000 FLOPs/byte, log-spaced, for a chart"
@@ -256,6 +329,8 @@ def roofline(gpu_id: str, precision: str = "bf16", flops_per_byte: float = 1.0, 
         peak_flops=peak_flops(gpu, precision),
         bandwidth=gpu.bandwidth,
         ridge=ridge(gpu_id, precision),
+        achieved_peak_flops=peak_flops(gpu, precision) * gpu.matmul_efficiency,
+        achieved_bandwidth=gpu.bandwidth * HBM_ACHIEVED_SHARE,
         point=roofline_point(gpu_id, precision, flops_per_byte),
         curve=curve,
     )
@@ -271,27 +346,9 @@ def all_reduce_seconds(nbytes: float, n: int, link_bandwidth: float) -> float:
     return 2 * (n - 1) / n * nbytes / link_bandwidth
 
 
-# NCCL's own cost model of a ring all-reduce with its low-latency (LL) protocol, the one it picks for
-# small messages (NVIDIA/nccl, src/graph/tuning.cc: baseLat Ring/LL 6.6 µs; hwLat Ring/LL 0.6 µs a step
-# over NVLink, 2.7 µs a step that crosses the network): a call costs the base latency plus one step
-# latency for each of its 2·(n−1) steps, 2 × nodes of them crossing the network.
-ALL_REDUCE_BASE_SECONDS = 6.6e-6
-ALL_REDUCE_NVLINK_STEP_SECONDS = 0.6e-6
-ALL_REDUCE_NETWORK_STEP_SECONDS = 2.7e-6
-
-
 def all_reduce_latency(n: int) -> float:
-    """The α term of a ring all-reduce over n GPUs: about 15 µs over dgx-1's 8, whatever the size."""
-    if n <= 1:
-        return 0.0
-    steps = 2 * (n - 1)
-    nodes = math.ceil(n / DGX_H100.gpus)
-    crossing = 2 * nodes if nodes > 1 else 0
-    return (
-        ALL_REDUCE_BASE_SECONDS
-        + (steps - crossing) * ALL_REDUCE_NVLINK_STEP_SECONDS
-        + crossing * ALL_REDUCE_NETWORK_STEP_SECONDS
-    )
+    """The latency of a small all-reduce over n GPUs (NCCL's LL protocol): about 15 µs over dgx-1's 8."""
+    return collectives.collective("all-reduce", 0.0, n).latency_seconds
 
 
 def node_network_bandwidth() -> float:
@@ -300,15 +357,14 @@ def node_network_bandwidth() -> float:
 
 
 def collective_bandwidth(gpus: int) -> float:
-    """Bus bandwidth of a collective over `gpus` GPUs: NVLink within one dgx-1; beyond it, the node's
-    eight rails together, since NCCL runs one ring per NIC (rail) in parallel: min(NVLink, 8 × 50 GB/s)."""
-    nvlink = get_link("nvlink").bandwidth
-    return nvlink if gpus <= DGX_H100.gpus else min(nvlink, node_network_bandwidth())
+    """Achieved bus bandwidth of a collective over `gpus` GPUs (app.engine.collectives.bus_bandwidth)."""
+    return collectives.bus_bandwidth(gpus)
 
 
 def collective_seconds(nbytes: float, n: int) -> float:
-    """An all-reduce over n of dgx-1's GPUs, α + β: NCCL's latency plus 2·(n−1)/n × bytes ÷ bus bandwidth."""
-    return all_reduce_latency(n) + all_reduce_seconds(nbytes, n, collective_bandwidth(n))
+    """An all-reduce over n of dgx-1's GPUs: latency + bytes on the bus ÷ achieved bus bandwidth, under the
+    protocol NCCL would pick (app.engine.collectives)."""
+    return collectives.seconds("all-reduce", nbytes, n)
 
 
 def all_reduce(nbytes: float, n: int, link: str = "nvlink") -> float:

@@ -6,15 +6,25 @@ a factor of two or more with time, volume and provider.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.hardware import DGX_H100
-from app.engine.power import idle_watts, watts
+from app.engine.power import node_watts, watts
 from app.engine.units import SECONDS_PER_YEAR
 
 HOURS_PER_YEAR = SECONDS_PER_YEAR / 3600  # 8,766: a year of 365.25 days
+# The course's one electricity price: about the US commercial average in 2023 (EIA, Electric Power Monthly,
+# table 5.3: 12.7 cents a kWh). Every widget that prices energy starts from it.
+ELECTRICITY_USD_PER_KWH = 0.13
+# The course's one price of a dgx-1: SemiAnalysis' estimate of a DGX H100's sale price (May 2023), as cited by
+# Epoch AI's training-cost-trends.
+DGX_PRICE_USD = 270_000
+# Support and maintenance a year as a share of the purchase price (supercluster.blog, "NVIDIA DGX H100
+# hardware", 2024: about 20 % a year).
+SUPPORT_SHARE_PER_YEAR = 0.20
 
 
 def energy_kwh(watts: float, hours: float) -> float:
@@ -33,7 +43,7 @@ class CostAssumptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     purchase_usd: float = Field(
-        default=270_000,
+        default=DGX_PRICE_USD,
         ge=0,
         le=1e9,
         allow_inf_nan=False,
@@ -41,12 +51,12 @@ class CostAssumptions(BaseModel):
         "sale price (May 2023), as cited by Epoch AI's training-cost-trends",
     )
     support_usd_per_year: float = Field(
-        default=39_800,
+        default=SUPPORT_SHARE_PER_YEAR * DGX_PRICE_USD,
         ge=0,
         le=1e9,
         allow_inf_nan=False,
-        description="Support and maintenance a year. Illustrative: about 20 % of a $199,000 list price "
-        "(supercluster.blog, 'NVIDIA DGX H100 hardware', 2024)",
+        description="Support and maintenance a year. Illustrative: about 20 % of the purchase price a year "
+        "(supercluster.blog, 'NVIDIA DGX H100 hardware', 2024), here of the same $270,000",
     )
     years: float = Field(
         default=4,
@@ -64,7 +74,7 @@ class CostAssumptions(BaseModel):
         "range at specialty clouds, early 2026 (pricegpu.pages.dev, 'H100 vs A100 cloud pricing')",
     )
     electricity_usd_per_kwh: float = Field(
-        default=0.13,
+        default=ELECTRICITY_USD_PER_KWH,
         ge=0,
         le=10,
         allow_inf_nan=False,
@@ -80,19 +90,20 @@ class CostAssumptions(BaseModel):
         "Uptime Institute Global Data Center Survey",
     )
     idle_watts: float = Field(
-        default=2_000,
+        default=node_watts(0.0),
         ge=0,
         le=DGX_H100.max_power_watts,
         allow_inf_nan=False,
-        description="Node power when idle. Illustrative assumption, not a datasheet figure: 8 idle H100s at "
-        f"about {idle_watts():.0f} W plus CPUs, memory, fans and NICs",
+        description="Node power when idle. Illustrative: app.engine.power's rule, 8 H100s holding weights at "
+        "140 W plus the server's non-GPU share",
     )
     busy_watts: float = Field(
-        default=DGX_H100.max_power_watts,
+        default=node_watts(1.0),
         ge=0,
         le=DGX_H100.max_power_watts,
         allow_inf_nan=False,
-        description="Node power when busy: 10.2 kW, the DGX H100 maximum (DGX H100 user guide)",
+        description="Node power when busy. Illustrative: app.engine.power's rule, 8 H100s at their 700 W TDP "
+        "plus the non-GPU share (8.4 kW measured on an HGX H100 training, Latif et al. 2025)",
     )
 
 
@@ -140,6 +151,12 @@ def break_even_utilisation(a: CostAssumptions) -> float | None:
     return fixed / (rent_slope - energy_slope)
 
 
+def _per_hour(usd: float, hours: float) -> float | None:
+    """Dollars an hour, or None at no hours or so few (a subnormal utilisation) that the quotient overflows."""
+    per_hour = usd / hours if hours else math.inf
+    return per_hour if math.isfinite(per_hour) else None
+
+
 def own_vs_rent(utilisation: float, a: CostAssumptions | None = None) -> OwnVsRent:
     """Owning against renting at a utilisation, with the break-even point."""
     a = a or CostAssumptions()
@@ -156,7 +173,7 @@ def own_vs_rent(utilisation: float, a: CostAssumptions | None = None) -> OwnVsRe
         utilisation=utilisation,
         own_usd_per_year=own,
         rent_usd_per_year=rent,
-        own_usd_per_busy_gpu_hour=own / busy_hours if busy_hours else None,
+        own_usd_per_busy_gpu_hour=_per_hour(own, busy_hours),
         energy_kwh_per_year=energy_kwh(_node_watts(a, utilisation), HOURS_PER_YEAR),
         break_even_utilisation=even,
         cheaper=cheaper,

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine import compute
-from app.engine.hardware import get_gpu, peak_flops
-from app.engine.memory import kv_cache_bytes, weight_bytes
+from app.engine.hardware import achieved_bandwidth, get_gpu, peak_flops
+from app.engine.memory import Knobs, kv_cache_bytes, total, weight_bytes
 from app.engine.models import Architecture
 from app.engine.plan import make_plan
 from app.engine.workload import PlanRequest
@@ -30,13 +30,20 @@ class DecodeSpeed(BaseModel):
     gpu_name: str = Field(description="GPU product name")
     bandwidth: float = Field(description="Memory bandwidth, bytes per second")
     memory_bytes: int = Field(description="Memory capacity, bytes")
-    weight_bytes: float = Field(description="Weight bytes read per token (the used experts of a MoE)")
+    weight_bytes: float = Field(
+        description="Weight bytes read per token: all but other tokens' embedding rows (the used experts of a MoE)"
+    )
+    model_weight_bytes: int = Field(description="All the weights as stored: what memory holds")
     kv_bytes: int = Field(description="KV cache bytes read per token at the context length")
     bytes_read: float = Field(description="Weights and KV cache: what one decode step reads")
     flops_per_token: float = Field(description="2 × active parameters")
     compute_seconds: float = Field(description="FLOPs ÷ peak: the maths alone at full speed")
-    weights_only_tokens_per_second: float = Field(description="bandwidth ÷ weight bytes")
-    tokens_per_second: float = Field(description="The plan's decode speed: bandwidth ÷ (weights + KV cache)")
+    weights_only_tokens_per_second: float = Field(description="The ceiling, weights alone: bandwidth ÷ weight bytes")
+    ceiling_tokens_per_second: float = Field(description="The ceiling: datasheet bandwidth ÷ (weights + KV cache)")
+    achieved_bandwidth: float = Field(description="What decode kernels reach: the bandwidth × the HBM share")
+    tokens_per_second: float = Field(
+        description="The plan's decode speed: (weights + KV cache) at the achieved bandwidth, plus a pass's fixed cost"
+    )
     seconds_per_token: float = Field(description="1 ÷ tokens_per_second")
     fits: bool = Field(description="Weights, KV cache and runtime fit on one GPU of this kind")
 
@@ -79,11 +86,14 @@ def decode_speed(arch: Architecture, precision: str, gpu_id: str, context_tokens
         bandwidth=gpu.bandwidth,
         memory_bytes=gpu.memory_bytes,
         weight_bytes=weights,
+        model_weight_bytes=weight_bytes(arch, precision),
         kv_bytes=plan.per_gpu.kv_cache,
         bytes_read=weights + plan.per_gpu.kv_cache,
         flops_per_token=flops,
         compute_seconds=flops / peak_flops(gpu, precision),
         weights_only_tokens_per_second=gpu.bandwidth / weights,
+        ceiling_tokens_per_second=gpu.bandwidth / (weights + plan.per_gpu.kv_cache),
+        achieved_bandwidth=achieved_bandwidth(gpu),
         tokens_per_second=plan.serve.tokens_per_second,
         seconds_per_token=plan.serve.decode_seconds_per_token,
         fits=plan.fits,
@@ -114,7 +124,10 @@ class DecodePoint(BaseModel):
     bytes: float = Field(description="Bytes the step reads")
     point: compute.RooflinePoint = Field(description="Intensity, attainable FLOP/s and the binding roof")
     seconds: float = Field(description="Step time at the roofline: max(FLOPs ÷ peak, bytes ÷ bandwidth)")
-    throughput: float = Field(description="Tokens a second for the whole batch at that step time")
+    ceiling_throughput: float = Field(description="Tokens a second for the whole batch at that roofline step time")
+    throughput: float = Field(
+        description="Tokens a second for the whole batch as the plan serves it (achieved bandwidth, fixed cost)"
+    )
 
 
 class DecodeRoofline(BaseModel):
@@ -137,6 +150,13 @@ class DecodeRoofline(BaseModel):
     kv_limit_intensity: float | None = Field(
         description="Intensity a huge batch tends to when KV caches are read"
     )
+    max_batch_fits: int | None = Field(
+        description="The largest batch whose weights and KV caches fit on one GPU (null when not even one does)"
+    )
+    ridge_verdict: str = Field(
+        description="The one answer to 'when does decode reach the ridge?', weights alone, with KV caches and "
+        "with what fits, in a sentence"
+    )
 
 
 def _point(arch: Architecture, precision: str, gpu_id: str, batch: int, context_tokens: int) -> DecodePoint:
@@ -152,8 +172,20 @@ def _point(arch: Architecture, precision: str, gpu_id: str, batch: int, context_
         bytes=nbytes,
         point=compute.roofline_point(gpu_id, precision, flops / nbytes),
         seconds=step.seconds,
+        ceiling_throughput=batch / step.seconds,
         throughput=batch / step.seconds,
     )
+
+
+def _served(arch: Architecture, precision: str, gpu_id: str, point: DecodePoint, context_tokens: int) -> DecodePoint:
+    """The point with the plan's own batch throughput: the same decode step a serving plan takes."""
+    req = PlanRequest.model_validate(
+        {"model": arch.id if arch.id != "custom" else arch, "precision": precision, "gpu": gpu_id,
+         "batch_size": point.batch, "context_tokens": max(1, context_tokens)}
+    )
+    serve = make_plan(req).serve
+    assert serve is not None
+    return point.model_copy(update={"throughput": serve.throughput_tokens_per_second})
 
 
 def _first_batch(reaches: Callable[[int], bool]) -> int | None:
@@ -172,10 +204,21 @@ def decode_roofline(
 ) -> DecodeRoofline:
     """Decode at a batch on the roofline; the batch at which it would cross the ridge."""
     ridge = compute.ridge(gpu_id, precision)
-    weights = _point(arch, precision, gpu_id, batch, 0)
-    with_kv = _point(arch, precision, gpu_id, batch, context_tokens) if context_tokens else None
+    weights = _served(arch, precision, gpu_id, _point(arch, precision, gpu_id, batch, 0), 0)
+    with_kv = (
+        _served(arch, precision, gpu_id, _point(arch, precision, gpu_id, batch, context_tokens), context_tokens)
+        if context_tokens
+        else None
+    )
     kv_seq = kv_cache_bytes(arch, KV_PRECISION, context_tokens, 1) if context_tokens else 0
     limit = compute.inference_flops(arch.active_parameters) / kv_seq if kv_seq else None
+    alone = _first_batch(lambda b: _point(arch, precision, gpu_id, b, 0).point.intensity >= ridge)
+    with_kv_ridge = (
+        _first_batch(lambda b: _point(arch, precision, gpu_id, b, context_tokens).point.intensity >= ridge)
+        if context_tokens
+        else None
+    )
+    fits = _max_batch_fits(arch, precision, gpu_id, context_tokens)
     return DecodeRoofline(
         model=arch.name,
         precision=precision,
@@ -183,13 +226,56 @@ def decode_roofline(
         weights_only=weights,
         with_kv=with_kv,
         context_tokens=context_tokens,
-        batch_at_ridge=_first_batch(lambda b: _point(arch, precision, gpu_id, b, 0).point.intensity >= ridge),
-        batch_at_ridge_with_kv=(
-            _first_batch(
-                lambda b: _point(arch, precision, gpu_id, b, context_tokens).point.intensity >= ridge
-            )
-            if context_tokens
-            else None
-        ),
+        batch_at_ridge=alone,
+        batch_at_ridge_with_kv=with_kv_ridge,
         kv_limit_intensity=limit,
+        max_batch_fits=fits,
+        ridge_verdict=_ridge_verdict(alone, with_kv_ridge, fits, context_tokens, gpu_id.upper()),
     )
+
+
+def _max_batch_fits(arch: Architecture, precision: str, gpu_id: str, context_tokens: int) -> int | None:
+    """The largest batch a serving plan of this model holds on one GPU with `context_tokens` of KV cache each."""
+    capacity = get_gpu(gpu_id).memory_bytes
+
+    def fits(batch: int) -> bool:
+        req = PlanRequest.model_validate(
+            {"model": arch.id if arch.id != "custom" else arch, "precision": precision, "gpu": gpu_id,
+             "batch_size": batch, "context_tokens": max(1, context_tokens), "prompt_tokens": max(1, context_tokens)}
+        )
+        return total(req.architecture, Knobs.of(req)) <= capacity
+
+    if not fits(1):
+        return None
+    lo, hi = 1, 4096
+    if fits(hi):
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
+def _ridge_verdict(alone: int | None, with_kv: int | None, fits: int | None, context: int, gpu: str) -> str:
+    """One answer: where decode would reach the ridge on paper, and whether a batch that large can run."""
+    if alone is None:
+        return "Decode never reaches the ridge, whatever the batch."
+    paper = f"Weights alone, decode reaches the ridge at a batch of {alone:,}"
+    if not context:
+        room = "" if fits is None or fits >= alone else f"; but only {fits:,} sequences fit on one {gpu}"
+        return paper + room + "."
+    most = "not one sequence fits" if fits is None else f"at most {fits:,} sequences fit"
+    if with_kv is None:
+        return (
+            f"{paper}; reading each sequence's KV cache of {context:,} tokens as well, it never does, whatever the "
+            f"batch: decode stays memory-bound ({most} on one {gpu})."
+        )
+    kv = f"; reading each sequence's KV cache of {context:,} tokens as well, at {with_kv:,}"
+    needed = with_kv
+    if fits is None:
+        room = f", and not one sequence fits on one {gpu}"
+    elif fits < needed:
+        room = f", and at most {fits:,} sequences fit on one {gpu}: there decode stays memory-bound"
+    else:
+        room = f", a batch that fits on one {gpu} (up to {fits:,} do)"
+    return paper + kv + room + "."

@@ -3,19 +3,15 @@ reads them (the model and its weights, the memory on each GPU and the verdict, t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from app.engine import activations, compute, memory
+from app.engine.figures import TrainFigures
 from app.engine.fixes import fixes
-from app.engine.hardware import get_gpu, peak_flops
+from app.engine.hardware import GPU, HBM_ACHIEVED_SHARE, peak_flops
 from app.engine.memory import MemoryBreakdown
 from app.engine.models import Architecture
 from app.engine.text import billions, gb, num, pct, sci, seconds, tflops
 from app.engine.training_state import training_precision, training_state
 from app.engine.workload import PlanRequest
-
-if TYPE_CHECKING:
-    from app.engine.plan import TrainFigures
 
 
 def model_sentences(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown) -> list[str]:
@@ -172,23 +168,28 @@ def fix_sentences(req: PlanRequest, fewest: int | None) -> list[str]:
 
 
 def serve_sentences(
-    req: PlanRequest, pre: compute.Bound, step: compute.Bound, mem: MemoryBreakdown
+    req: PlanRequest, pre: compute.Bound, step: compute.Bound, mem: MemoryBreakdown, gpu: GPU
 ) -> list[str]:
-    """Decode and prefill: which bound binds, and the resulting speed."""
-    gpu, arch = get_gpu(req.gpu), req.architecture
-    read = step.memory_seconds * gpu.bandwidth
+    """Decode and prefill: which bound binds, the fixed cost of a pass, and the resulting speed."""
+    arch = req.architecture
+    achieved = gpu.bandwidth * HBM_ACHIEVED_SHARE
+    read = step.memory_seconds * achieved
     binds = "memory bandwidth" if step.binds == "memory-bandwidth" else "compute"
     attention = compute.attention_flops(arch, req.prompt_tokens, req.batch_size)
     dense = compute.inference_flops(arch.active_parameters, req.batch_size * req.prompt_tokens)
+    share = compute.serving_efficiency(gpu, req.mfu)
     lines = [
-        f"Each decode step reads {gb(read)} per GPU at {gpu.bandwidth / 1e12:.2f} TB/s: "
-        f"{seconds(step.memory_seconds)}, against {seconds(step.compute_seconds)} of compute at "
-        f"{pct(req.mfu)} of {tflops(peak_flops(gpu, req.precision))}, so {binds} sets the pace: "
-        f"{1 / step.seconds:,.1f} tokens/s for one sequence, "
-        f"{req.batch_size / step.seconds:,.1f} for the batch.",
+        f"Each decode step reads {gb(read)} per GPU. At the datasheet's {gpu.bandwidth / 1e12:.2f} TB/s that "
+        f"would take {seconds(read / gpu.bandwidth)}; real decode kernels sustain about {pct(HBM_ACHIEVED_SHARE)} "
+        f"of it ({achieved / 1e12:.2f} TB/s), so {seconds(step.memory_seconds)}, against "
+        f"{seconds(step.compute_seconds)} of compute at {pct(share)} of {tflops(peak_flops(gpu, req.precision))}: "
+        f"{binds} sets the pace.",
+        f"Every forward pass also pays about {seconds(step.overhead_seconds)} of fixed cost (scheduling, kernel "
+        f"launches, sampling): {seconds(step.seconds)} a step, {1 / step.seconds:,.1f} tokens/s for one "
+        f"sequence, {req.batch_size / step.seconds:,.1f} for the batch.",
         f"Prefilling {num(req.batch_size * req.prompt_tokens)} prompt tokens takes {seconds(pre.seconds)} "
-        f"({pre.binds}-bound; attention, each token scoring those before it, adds {pct(attention / dense)} "
-        "to the 2 × parameters × tokens FLOPs).",
+        f"({pre.binds}-bound, fixed cost included; attention, each token scoring those before it, adds "
+        f"{pct(attention / dense)} to the 2 × parameters × tokens FLOPs).",
         f"A request of {num(req.prompt_tokens)} prompt and {num(req.output_tokens)} output tokens takes "
         f"{seconds(pre.seconds + req.output_tokens * step.seconds)}.",
     ]
@@ -202,9 +203,9 @@ def serve_sentences(
     return lines
 
 
-def train_sentences(arch: Architecture, req: PlanRequest, t: TrainFigures, peak: float) -> list[str]:
-    """Training FLOPs and time, from model FLOPs at the MFU (taken against `peak`); hardware FLOPs and HFU."""
-    gpu = get_gpu(req.gpu)
+def train_sentences(arch: Architecture, req: PlanRequest, t: TrainFigures, gpu: GPU) -> list[str]:
+    """Training FLOPs and time, from model FLOPs at the MFU (the engine's or the request's); where a step's time
+    goes; hardware FLOPs and HFU."""
     gpus = "GPU" if req.gpus == 1 else "GPUs"
     working = training_precision(req.optimizer, req.precision)
     if working == "fp8" and "fp8" in gpu.peak_flops:
@@ -213,16 +214,36 @@ def train_sentences(arch: Architecture, req: PlanRequest, t: TrainFigures, peak:
             f"which speeds up the matrix multiplies only"
         )
     else:
-        of = tflops(peak)
+        of = tflops(t.speed.peak)
+    sp = t.speed
+    tp = f", {seconds(sp.tensor_parallel_seconds)} of tensor-parallel collectives" if sp.tensor_parallel_seconds else ""
+    attention = 3 * training_attention_per_token(arch, req.context_tokens)
+    whose = "given in the request" if t.mfu_given else "the engine's figure for this layout"
     lines = [
         f"Training on {sci(req.train_tokens)} tokens takes 6 × {billions(arch.active_parameters)} × "
-        f"{sci(req.train_tokens)} = {sci(t.flops)} model FLOPs; at {pct(req.mfu)} MFU of {of} on "
-        f"{num(req.gpus)} {gpus} that is {seconds(t.seconds)} ({num(t.gpu_hours)} GPU-hours)."
+        f"{sci(req.train_tokens)} FLOPs plus causal attention forward and backward "
+        f"({pct(attention / (6 * arch.active_parameters))} more at {num(req.context_tokens)} tokens) = "
+        f"{sci(t.flops)} model FLOPs; at {pct(t.mfu)} MFU ({whose}) of {of} on {num(req.gpus)} {gpus} that is "
+        f"{seconds(t.seconds)} ({num(t.gpu_hours)} GPU-hours).",
+        f"A step of {sci(sp.tokens_per_step)} tokens takes each GPU {seconds(sp.matmul_seconds)} of matrix "
+        f"multiplies at {pct(gpu.matmul_efficiency)} of peak, {seconds(sp.attention_seconds)} of attention at "
+        f"{pct(gpu.attention_efficiency)}, {seconds(sp.other_seconds)} of memory-bound other work (norms, "
+        f"activations, optimizer)"
+        + tp
+        + (f", idle {pct(sp.bubble)} of the step in the pipeline bubble" if sp.bubble else "")
+        + (f", {seconds(sp.exposed_data_parallel_seconds)} of gradient and weight traffic the compute cannot hide"
+           if sp.exposed_data_parallel_seconds else "")
+        + f": {seconds(sp.step_seconds)}, an MFU of {pct(sp.mfu)}.",
     ]
-    if req.activation_checkpointing == "full":
+    if sp.recompute_seconds > 0:
         lines.append(
-            f"Full checkpointing reruns each layer's forward pass: the GPUs do 8 × N × D = "
-            f"{sci(t.hardware_flops)} hardware FLOPs in that time, a hardware FLOPs utilisation (HFU) "
-            f"of {pct(t.hfu)}; MFU counts only the model's 6 × N × D."
+            f"Recomputation ({req.activation_checkpointing}) costs {seconds(sp.recompute_seconds)} of that step; "
+            f"the GPUs do {sci(t.hardware_flops)} hardware FLOPs in all, a hardware FLOPs utilisation (HFU) of "
+            f"{pct(t.hfu)}; MFU counts only the model's FLOPs."
         )
     return lines
+
+
+def training_attention_per_token(arch: Architecture, context: int) -> float:
+    """Causal attention forward a token at a sequence length (app.engine.training_speed)."""
+    return compute.attention_flops(arch, context) / context

@@ -50,6 +50,12 @@ class GPU(BaseModel):
     sms: int = Field(description="Streaming multiprocessors")
     source: str = Field(default="", description="Where these figures come from")
     l2_bytes: int = Field(description="L2 cache in bytes")
+    matmul_efficiency: float = Field(
+        description="Share of the dense peak the best large matrix multiplies reach (measured MAMF ÷ peak)"
+    )
+    attention_efficiency: float = Field(
+        description="Share of the dense 16-bit peak FlashAttention-2 (what PyTorch's SDPA runs) reaches"
+    )
 
 
 def pcie_x16_bandwidth(gigatransfers: float) -> float:
@@ -62,6 +68,24 @@ def pcie_x16_bandwidth(gigatransfers: float) -> float:
 PCIE_GEN5_X16 = pcie_x16_bandwidth(32)
 # PCIe Gen4 x16: 16 GT/s, the A100's host link (PCI-SIG PCIe 4.0 specification).
 PCIE_GEN4_X16 = pcie_x16_bandwidth(16)
+
+# What real kernels reach, as shares of the datasheet peaks; one rule for every GPU.
+# Matrix multiplies: the Maximum Achievable Matmul FLOPS (MAMF) measured with bf16 inputs over many large
+# shapes (stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison
+# table"): A100 SXM 267.9 of 312 TFLOPS (85.9 %), H100 SXM 792.1 of 989 (80.1 %). The same share is used for
+# fp8 and int8 (the table has no fp8 row for the H100).
+MAMF_A100 = 267.9 / 312
+MAMF_H100 = 792.1 / 989
+# Attention: FlashAttention-2, forward and backward. Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608,
+# abstract): FlashAttention-2 reaches "only 35 % utilization" of the H100; Dao 2023 (FlashAttention-2,
+# arXiv 2307.08691): 50-73 % of the A100's peak, so 0.5 at the model sizes trained here.
+FA2_H100 = 0.35
+FA2_A100 = 0.50
+# Memory: batch-1 decode reads the weights at 1,397 GB/s of the A100 80GB's 2,039 GB/s (pytorch-labs/
+# gpt-fast README, Llama-2-7B bf16, 104.9 tokens/s, compiled with CUDA graphs): 68.5 % of the datasheet,
+# what streaming GEMV kernels and their small neighbours sustain. The same share for every GPU.
+HBM_ACHIEVED_SHARE = 1397.31 / 2039
+
 
 # H100 SXM5 80GB, all figures from the NVIDIA H100 Tensor Core GPU datasheet (dense = half the
 # "with sparsity" headline); bandwidth also in the jax-ml scaling-book GPU chapter; TDP 700 W also
@@ -90,6 +114,8 @@ H100_SXM = GPU(
     "in the jax-ml scaling-book GPU chapter; TDP also in the Llama 3.1 model card; NVLink: HGX H100 "
     "announcement; PCIe: PCI-SIG PCIe 5.0 signalling",
     l2_bytes=50 * 10**6,
+    matmul_efficiency=MAMF_H100,
+    attention_efficiency=FA2_H100,
 )
 
 # A100 SXM4 80GB, NVIDIA A100 Tensor Core GPU datasheet: 2,039 GB/s HBM2e; dense tensor peaks
@@ -116,6 +142,8 @@ A100_80GB = GPU(
     sms=108,
     source="NVIDIA A100 Tensor Core GPU datasheet (dense figures); PCIe: PCI-SIG PCIe 4.0 signalling",
     l2_bytes=40 * 10**6,
+    matmul_efficiency=MAMF_A100,
+    attention_efficiency=FA2_A100,
 )
 
 # H200 SXM 141GB, NVIDIA H200 Tensor Core GPU datasheet: 141 GB HBM3e at 4.8 TB/s; the same Hopper
@@ -136,6 +164,8 @@ H200 = GPU(
     sms=132,
     source="NVIDIA H200 Tensor Core GPU datasheet; compute, SMs and L2 as the H100 SXM (same Hopper die)",
     l2_bytes=50 * 10**6,
+    matmul_efficiency=MAMF_H100,  # stas00/ml-engineering lists H100 and H200 SXM together
+    attention_efficiency=FA2_H100,
 )
 
 GPUS: dict[str, GPU] = {g.id: g for g in (H100_SXM, A100_80GB, H200)}
@@ -255,6 +285,11 @@ DGX_H100 = Node(
     source="NVIDIA DGX BasePOD reference architecture; maximum power from the DGX H100 user guide",
     max_power_watts=10_200,
 )
+
+
+def achieved_bandwidth(gpu: GPU) -> float:
+    """Bytes a second real decode kernels read from HBM: the datasheet bandwidth × HBM_ACHIEVED_SHARE."""
+    return gpu.bandwidth * HBM_ACHIEVED_SHARE
 
 
 def get_gpu(gpu_id: str) -> GPU:

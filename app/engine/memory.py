@@ -66,7 +66,7 @@ QUANTIZED = ("fp8", "int8", "int4")
 # What a real quantized checkpoint quantizes: the matrices inside the transformer blocks. The token
 # embeddings, the LM head, the norms, biases and MoE routers stay 16-bit, as in
 # neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8 (9.08 GB) and hugging-quants/Meta-Llama-3.1-8B-Instruct-
-# AWQ-INT4 (5.73 GB) (measured-runs.md): a pure parameters x bits / 8 would say 8.03 and 4.14 GB.
+# AWQ-INT4 (5.73 GB) (measured-runs.md): a pure parameters x bits / 8 would say 8.03 and 4.02 GB.
 QUANTIZED_PARTS = "the attention and MLP matrices of every layer"
 KEPT_16BIT_PARTS = "the token embeddings, the LM head and the norms"
 # Bytes of the parts a quantized checkpoint keeps in 16 bits.
@@ -172,6 +172,9 @@ class Knobs(NamedTuple):
     prompt_tokens: int
     optimizer: str
     activation_checkpointing: str
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    context_parallel: int = 1
 
     @classmethod
     def of(cls, req: PlanRequest) -> Knobs:
@@ -187,7 +190,15 @@ class Knobs(NamedTuple):
             req.prompt_tokens,
             req.optimizer,
             req.activation_checkpointing,
+            req.tensor_parallel,
+            req.pipeline_parallel,
+            req.context_parallel,
         )
+
+    @property
+    def model_parallel(self) -> int:
+        """GPUs one copy of the model spans in training: tensor × pipeline × context parallel."""
+        return self.tensor_parallel * self.pipeline_parallel * self.context_parallel
 
 
 # weights, KV cache, activations, loss head, gradients, optimizer state, runtime
@@ -212,19 +223,28 @@ def serve_parts(arch: Architecture, k: Knobs, gpus: int = 0) -> Parts:
 def train_parts(arch: Architecture, k: Knobs, gpus: int = 0) -> Parts:
     """Per-GPU weights, KV cache, activations, loss head, gradients, optimizer, runtime training on `gpus`."""
     state = training_state(k.optimizer, k.precision)
-    n = arch.parameters
+    # Tensor and pipeline parallel split the parameters; ZeRO shards each GPU's part over the data-parallel
+    # (and context-parallel) GPUs that hold the same part, as FSDP does over its dp_shard × cp mesh.
+    split = k.tensor_parallel * k.pipeline_parallel
+    n = arch.parameters / split
+    shards = max(1, (gpus or k.gpus) // k.model_parallel) * k.context_parallel
     w, g, o = shard(
         math.ceil(n * state.weights),
         math.ceil(n * state.gradients),
         math.ceil(n * state.optimizer),
         k.sharding,
-        gpus or k.gpus,
+        shards,
     )
     working = training_precision(k.optimizer, k.precision)
-    acts = training_activation_bytes(
-        arch, k.context_tokens, k.batch_size, k.activation_checkpointing, working
+    # Each GPU holds its context-parallel slice of the sequence and, with sequence parallel, its tensor-parallel
+    # share of every activation. 1F1B keeps up to p micro-batches in flight on the first stage, each over L/p
+    # layers: one micro-batch's worth of all L layers, as without stages.
+    tokens = math.ceil(k.context_tokens / k.context_parallel)
+    acts = math.ceil(
+        training_activation_bytes(arch, tokens, k.batch_size, k.activation_checkpointing, working)
+        / k.tensor_parallel
     )
-    head = loss_head_bytes(arch, k.context_tokens, k.batch_size, working)
+    head = math.ceil(loss_head_bytes(arch, tokens, k.batch_size, working) / k.tensor_parallel)
     return w, 0, acts, head, g, o, RUNTIME_BYTES
 
 
@@ -262,14 +282,18 @@ def total(arch: Architecture, k: Knobs, gpus: int = 0) -> int:
 def min_gpus(arch: Architecture, k: Knobs, capacity: int) -> int | None:
     """The fewest GPUs the plan can run on, or None if none can: enough to hold it, and for serving a count that
     splits the attention heads evenly (tensor parallel), so the answer is a plan a learner can launch."""
-    return even_split(arch, k.mode, _fewest_that_hold(arch, k, capacity))
+    return even_split(arch, k.mode, _fewest_that_hold(arch, k, capacity), k.model_parallel)
 
 
-def even_split(arch: Architecture, mode: str, gpus: int | None) -> int | None:
+def even_split(arch: Architecture, mode: str, gpus: int | None, model_parallel: int = 1) -> int | None:
     """Serving splits every layer's attention heads over the GPUs (tensor parallel), so a GPU count must divide
-    them: the smallest such count at or above `gpus` (None when there is none). Training is data parallel."""
-    if gpus is None or mode != "serve":
+    them: the smallest such count at or above `gpus` (None when there is none). Training tiles whole copies of
+    its tensor × pipeline × context layout: the next multiple of it."""
+    if gpus is None:
         return gpus
+    if mode != "serve":
+        fitted = -(-gpus // model_parallel) * model_parallel
+        return fitted if fitted <= MAX_GPUS else None
     return next((n for n in range(gpus, arch.heads + 1) if splits_heads(arch, n)), None)
 
 

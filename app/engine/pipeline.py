@@ -26,6 +26,7 @@ class DataPath(BaseModel):
 
     # Lower bounds are where the arithmetic stays finite (a rate of 5e-324 makes an epoch of infinite seconds):
     # one byte, one byte a second, one sample in about 12 days (1e-6 a second). Slower is no data path at all.
+    # (gradient_bytes too: above 0 alone let a subnormal make the exchange 0 s and its rate a division by zero.)
     dataset_samples: int = Field(ge=1, le=10**12, description="Samples in one epoch")
     sample_bytes: float = Field(ge=1, le=1e10, description="Average stored size of one sample in bytes")
     storage_read_bytes_per_s: float = Field(ge=1, le=1e13, description="What the storage delivers, bytes/s")
@@ -38,7 +39,7 @@ class DataPath(BaseModel):
     storage_write_bytes_per_s: float = Field(ge=1, le=1e13, description="Checkpoint write speed, bytes/s")
     distributed: bool = Field(default=False, description="Several servers: gradients cross a network")
     nodes: int = Field(default=2, ge=2, le=65_536, description="Servers exchanging gradients")
-    gradient_bytes: float = Field(default=100 * MB, gt=0, le=1e13, description="Gradients a step, bytes")
+    gradient_bytes: float = Field(default=100 * MB, ge=1, le=1e13, description="Gradients a step, bytes")
     batch_samples: int = Field(default=1024, ge=1, le=10**9, description="Samples a step, all GPUs together")
     network_bytes_per_s: float = Field(default=50 * GB, ge=1, le=1e13, description="Network, bytes/s one way")
 

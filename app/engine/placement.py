@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, computed_field
 
 from app.engine.hardware import DGX_H100, GPU, H100_SXM
-from app.engine.power import gpu_watts, idle_watts
+from app.engine.power import NON_GPU_WATTS, gpu_watts, idle_watts
 
 # Parts of a plan that occupy GPU memory, in the order the panel stacks them.
 COMPONENTS: tuple[str, ...] = (
@@ -77,6 +77,12 @@ class NodeLoad(BaseModel):
         """Power of the eight GPUs together, in watts."""
         return sum(g.power_w for g in self.gpus)
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def server_power_w(self) -> float:
+        """Power of the whole server: its GPUs plus the non-GPU share (app.engine.power.NON_GPU_WATTS)."""
+        return self.power_w + NON_GPU_WATTS
+
 
 def idle_node(capacity: int = H100_CAPACITY_BYTES, gpus: int = NODE_GPUS) -> NodeLoad:
     """dgx-1 with nothing loaded."""
@@ -95,11 +101,13 @@ def spread(
 ) -> NodeLoad:
     """Place the same per-GPU share on the first `gpus_used` GPUs (at most 8 shown); the rest idle.
 
-    Each GPU's power follows its busy share (app.engine.power.gpu_watts): a GPU the plan does not use
-    draws its idle floor.
+    Each GPU's power follows its busy share (app.engine.power.gpu_watts), from the floor of a GPU holding
+    weights; a GPU the plan does not use draws its bare idle floor.
     """
     shown = min(max(gpus_used, 0), NODE_GPUS)
-    watts, idle = gpu_watts(utilisation, gpu), gpu_watts(0.0, gpu)
+    held = sum(int(v) for k, v in per_gpu.items() if k in COMPONENTS)
+    holds = 0 < held <= capacity  # a plan that overflows never loads its weights
+    watts, idle = gpu_watts(utilisation, gpu, loaded=holds), gpu_watts(0.0, gpu)
     gpus = [
         GpuLoad(
             index=i,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr
 
-from app.engine import compute, explanation, memory
+from app.engine import compute, explanation, memory, training_speed
 from app.engine.errors import DoesNotFit
+from app.engine.figures import ServeFigures, TrainFigures
 from app.engine.hardware import GPU, get_gpu
 from app.engine.memory import Knobs, MemoryBreakdown
 from app.engine.models import Architecture
@@ -20,35 +21,6 @@ from app.engine.workload import PlanRequest
 __all__ = ["Plan", "PlanRequest", "ServeFigures", "TrainFigures", "make_plan", "node_load", "plan_report"]
 
 Bottleneck = Literal["capacity", "compute", "memory-bandwidth"]
-
-
-class ServeFigures(BaseModel):
-    """How fast the plan serves."""
-
-    model_config = ConfigDict(frozen=True)
-
-    prefill_seconds: float = Field(
-        description="Prefill of the whole batch's prompts at once: time to first token"
-    )
-    decode_seconds_per_token: float = Field(description="One decode step: one new token for every sequence")
-    tokens_per_second: float = Field(description="Output tokens a second for one sequence")
-    throughput_tokens_per_second: float = Field(description="Output tokens a second for the whole batch")
-    request_seconds: float = Field(description="Prefill plus every output token of one request")
-
-
-class TrainFigures(BaseModel):
-    """How long the plan takes to train."""
-
-    model_config = ConfigDict(frozen=True)
-
-    flops: float = Field(description="Model FLOPs, 6·N·D, N = active parameters (what MFU counts)")
-    hardware_flops: float = Field(
-        description="FLOPs the GPUs run: 8·N·D with full checkpointing (its forward pass runs twice)"
-    )
-    hfu: float = Field(description="Hardware FLOPs utilisation: MFU × hardware FLOPs ÷ model FLOPs")
-    seconds: float = Field(description="Model FLOPs ÷ (GPUs × peak × MFU)")
-    tokens_per_second: float = Field(description="Training tokens a second, all GPUs together")
-    gpu_hours: float = Field(description="GPUs × hours")
 
 
 class Plan(BaseModel):
@@ -75,37 +47,37 @@ class Plan(BaseModel):
         return self._request
 
 
+def _times(b: compute.Bound, n: int) -> compute.Bound:
+    """`n` passes of the same bound, one after another."""
+    return compute.bound(
+        b.compute_seconds * n, b.memory_seconds * n, b.communication_seconds * n, b.overhead_seconds * n
+    )
+
+
 def serve_bounds(
-    arch: Architecture, req: PlanRequest, mem: MemoryBreakdown
+    arch: Architecture, req: PlanRequest, mem: MemoryBreakdown, gpu: GPU
 ) -> tuple[compute.Bound, compute.Bound]:
-    """Prefill and decode-step bounds: each reads this GPU's weights (and the KV cache when decoding)."""
-    gpu, active, tp = get_gpu(req.gpu), arch.active_parameters, req.gpus
+    """Prefill and decode-step bounds, as a serving stack runs them (compute.serve_step): the prefill of the
+    batch's prompts in chunks of at most STEP_TOKEN_BUDGET tokens, each reading this GPU's weights; a decode
+    step reading the weights and the KV cache."""
+    tp = req.gpus
     tokens = req.batch_size * req.prompt_tokens
-    pre = compute.prefill(
-        gpu,
-        req.precision,
-        mem.weights * compute.weight_share_read(arch, tokens, req.precision),
-        active,
-        tokens,
-        tp,
-        req.mfu,
-        compute.tensor_parallel_seconds(arch, tokens, tp, req.precision),
-        compute.attention_flops(arch, req.prompt_tokens, req.batch_size),
+    chunks = -(-tokens // compute.STEP_TOKEN_BUDGET)
+    chunk = -(-tokens // chunks)
+    attention = compute.attention_flops(arch, req.prompt_tokens, req.batch_size) / chunks
+    one = compute.serve_step(
+        arch, gpu, req.precision, tp, chunk, mem.weights * compute.weight_share_read(arch, chunk, req.precision),
+        attention, req.mfu,
     )
-    step = compute.decode_step(
-        gpu,
-        req.precision,
+    step = compute.serve_step(
+        arch, gpu, req.precision, tp, req.batch_size,
         mem.weights * compute.weight_share_read(arch, req.batch_size, req.precision) + mem.kv_cache,
-        active,
-        req.batch_size,
-        tp,
-        req.mfu,
-        compute.tensor_parallel_seconds(arch, req.batch_size, tp, req.precision),
+        compute.decode_attention_flops(arch, req.context_tokens, req.batch_size), req.mfu,
     )
-    return pre, step
+    return _times(one, chunks), step
 
 
-def _serve_figures(req: PlanRequest, pre: compute.Bound, step: compute.Bound) -> ServeFigures:
+def _serve_figures(req: PlanRequest, pre: compute.Bound, step: compute.Bound, gpu: GPU) -> ServeFigures:
     """Serving speed from the two phases."""
     return ServeFigures(
         prefill_seconds=pre.seconds,
@@ -113,6 +85,33 @@ def _serve_figures(req: PlanRequest, pre: compute.Bound, step: compute.Bound) ->
         tokens_per_second=1 / step.seconds,
         throughput_tokens_per_second=req.batch_size / step.seconds,
         request_seconds=pre.seconds + req.output_tokens * step.seconds,
+        prefill=pre,
+        decode=step,
+        efficiency=compute.serving_efficiency(gpu, req.mfu),
+    )
+
+
+def _train_figures(arch: Architecture, req: PlanRequest, gpu: GPU) -> TrainFigures:
+    """Training time: the step model's own MFU (or the request's), applied to model FLOPs."""
+    speed = training_speed.training_speed(arch, req, gpu)
+    mfu = speed.mfu if req.mfu is None else req.mfu
+    per_token = speed.model_flops_per_token
+    flops = per_token * req.train_tokens
+    recompute = {"none": 0.0, "selective": 1.0, "full": 1.0}[req.activation_checkpointing]
+    attention = training_speed.attention_forward_flops_per_token(arch, req.context_tokens)
+    extra = (2 * arch.active_parameters if req.activation_checkpointing == "full" else 0.0) + recompute * attention
+    hardware = (per_token + extra) * req.train_tokens
+    secs = compute.compute_seconds(flops, req.gpus, speed.peak, mfu)
+    return TrainFigures(
+        flops=flops,
+        hardware_flops=hardware,
+        hfu=mfu * hardware / flops,
+        mfu=mfu,
+        mfu_given=req.mfu is not None,
+        speed=speed,
+        seconds=secs,
+        tokens_per_second=req.train_tokens / secs,
+        gpu_hours=req.gpus * secs / SECONDS_PER_HOUR,
     )
 
 
@@ -121,56 +120,40 @@ def _train_peak(gpu: GPU, req: PlanRequest) -> float:
     return compute.training_peak(gpu, training_precision(req.optimizer, req.precision), req.fp8_speedup)
 
 
-def _train_figures(arch: Architecture, req: PlanRequest) -> TrainFigures:
-    """Training FLOPs and time from peak × MFU: model FLOPs, whatever the recomputation."""
-    flops = compute.training_flops(arch.active_parameters, req.train_tokens)
-    hardware = compute.hardware_training_flops(
-        arch.active_parameters, req.train_tokens, req.activation_checkpointing
-    )
-    secs = compute.compute_seconds(flops, req.gpus, _train_peak(get_gpu(req.gpu), req), req.mfu)
-    return TrainFigures(
-        flops=flops,
-        hardware_flops=hardware,
-        hfu=req.mfu * hardware / flops,
-        seconds=secs,
-        tokens_per_second=req.train_tokens / secs,
-        gpu_hours=req.gpus * secs / SECONDS_PER_HOUR,
-    )
-
-
-def _train_step(arch: Architecture, req: PlanRequest, mem: MemoryBreakdown) -> compute.Bound:
+def _train_step(
+    arch: Architecture, req: PlanRequest, mem: MemoryBreakdown, mfu: float, gpu: GPU
+) -> compute.Bound:
     """One step on one GPU: its FLOPs against the bytes it moves.
 
     Bytes: the full weights read three times (forward, and backward for activation and weight
     gradients), gradients written and read, optimizer state read and written, activations written
     and read.
     """
-    gpu = get_gpu(req.gpu)
     tokens = req.batch_size * req.context_tokens
     flops = compute.training_flops(arch.active_parameters, tokens)
     state = training_state(req.optimizer, req.precision)
     weights_read = compute.TRAIN_STEP_WEIGHT_READS * arch.parameters * state.weights
     moved = weights_read + 2 * (mem.gradients + mem.optimizer + mem.activations + mem.loss_head)
-    return compute.bound(flops / (_train_peak(gpu, req) * req.mfu), moved / gpu.bandwidth)
+    return compute.bound(flops / (_train_peak(gpu, req) * mfu), moved / gpu.bandwidth)
 
 
 def make_plan(req: PlanRequest) -> Plan:
     """Plan a request: memory on each GPU, whether it fits, how fast it runs, and why."""
-    arch = req.architecture
+    arch, gpu = req.architecture, get_gpu(req.gpu)
     knobs = Knobs.of(req)
-    capacity = get_gpu(req.gpu).memory_bytes
+    capacity = gpu.memory_bytes
     mem = memory.breakdown(arch, knobs, capacity)
     fits = mem.total <= capacity
     lines = explanation.model_sentences(arch, req, mem)
     serve = train = None
     if req.mode == "serve":
-        pre, step = serve_bounds(arch, req, mem)
-        serve, binds = _serve_figures(req, pre, step), step.binds
-        speed = explanation.serve_sentences(req, pre, step, mem)
+        pre, step = serve_bounds(arch, req, mem, gpu)
+        serve, binds = _serve_figures(req, pre, step, gpu), step.binds
+        speed = explanation.serve_sentences(req, pre, step, mem, gpu)
     else:
-        train = _train_figures(arch, req)
-        binds = _train_step(arch, req, mem).binds
-        speed = explanation.train_sentences(arch, req, train, _train_peak(get_gpu(req.gpu), req))
+        train = _train_figures(arch, req, gpu)
+        binds = _train_step(arch, req, mem, train.mfu, gpu).binds
+        speed = explanation.train_sentences(arch, req, train, gpu)
     fewest = memory.min_gpus(arch, knobs, capacity)
     lines += [memory.verdict(mem), *([] if fits else explanation.fix_sentences(req, fewest)), *speed]
     plan = Plan(

@@ -11,7 +11,7 @@ import math
 from app.engine import memory
 from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad, spread
-from app.engine.serving_run import ServingRun, ServingSnapshot
+from app.engine.serving_run import ServingRun, ServingSnapshot, plan_request
 from app.engine.text import num
 from app.engine.training_run import TrainingRun, TrainingSnapshot
 from app.engine.workload import PlanRequest
@@ -51,12 +51,9 @@ def training_load(run: TrainingRun, snap: TrainingSnapshot | None, running: bool
 
 
 def serving_request(run: ServingRun, batch: int) -> PlanRequest:
-    """The serving run as a plan: `batch` sequences, each caching a whole request's tokens."""
-    return PlanRequest(
-        model=run.model, gpu=run.gpu, precision=run.precision, kv_precision=run.kv_precision,
-        gpus=run.gpus, batch_size=batch, context_tokens=run.prompt_tokens + run.output_tokens,
-        prompt_tokens=run.prompt_tokens, output_tokens=run.output_tokens, mfu=run.mfu,
-    )  # fmt: skip
+    """The serving run as a plan: `batch` sequences, each caching a whole request's tokens
+    (app.engine.serving_run.plan_request, the one the run sizes its batch limit from)."""
+    return plan_request(run, batch)
 
 
 def serving_utilisation(snap: ServingSnapshot | None) -> float:
@@ -73,18 +70,30 @@ def serving_utilisation(snap: ServingSnapshot | None) -> float:
     return 1 - math.exp(-snap.batch)
 
 
-def serving_load(run: ServingRun, snap: ServingSnapshot | None, running: bool = True) -> NodeLoad:
-    """Weights resident, the KV cache reserved for a full batch (servers allocate it up front), busy share."""
+def serving_load(
+    run: ServingRun, snap: ServingSnapshot | None, running: bool = True, finished: bool = False
+) -> NodeLoad:
+    """Weights resident, the KV cache reserved for a full batch (servers allocate it up front), busy share.
+
+    The batch is the run's own limit, sized from this same plan (serving_run.batch_that_fits), so the panel
+    and the run agree on whether it fits; the words follow the run's state (keeping up, draining, saturated;
+    paused; finished)."""
     limit = snap.batch_limit if snap is not None else run.max_batch
     mem = memory.per_gpu(serving_request(run, max(1, limit)))
     shares = {c: int(getattr(mem, c)) for c in COMPONENTS}
     name = f"serving {serving_request(run, 1).architecture.name} on {_gpus(run.gpus)}"
     if snap is None or snap.elapsed_seconds == 0:
         activity = f"{name}: weights loaded, waiting for requests"
+    elif finished:
+        activity = f"{name}: finished, the replay is over"
     elif not running:
         activity = f"{name}: paused, no new requests admitted"
+    elif snap.state == "saturated":
+        activity = f"{name}: saturated, the queue grows"
+    elif snap.state == "draining":
+        activity = f"{name}: draining a queue of {num(snap.queue)}"
     else:
-        activity = f"{name}: saturated, the queue grows" if snap.saturated else f"{name}: keeping up"
+        activity = f"{name}: keeping up"
     busy = serving_utilisation(snap) if running else 0.0
     return spread(
         shares, run.gpus, activity=activity, utilisation=busy, capacity=mem.capacity, gpu=get_gpu(run.gpu)

@@ -39,7 +39,7 @@ class ComputeTime(BaseModel):
     gpus: int = Field(description="GPUs")
     mfu: float = Field(description="Model FLOPs utilisation assumed")
     peak_flops: float = Field(description="Dense bf16 peak of one GPU, FLOP/s")
-    flops: float = Field(description="6·N·D")
+    flops: float = Field(description="Model FLOPs: 6·N·D plus causal attention at 8,192-token sequences")
     seconds: float = Field(description="At the chosen MFU")
     ideal_seconds: float = Field(description="At 100 % MFU, a bound no run reaches")
     gpu_hours: float = Field(description="GPUs × hours at the chosen MFU")
@@ -52,7 +52,7 @@ def compute_time(
 ) -> ComputeTime:
     """Training time of 6·N·D FLOPs on `gpus` GPUs at a given MFU, and the curve over MFU."""
     peak = peak_flops(get_gpu(gpu_id), "bf16")
-    flops = compute.training_flops(arch.active_parameters, tokens)
+    flops = compute.training_model_flops(arch, tokens, SEQUENCE_TOKENS)
     secs = compute.compute_seconds(flops, gpus, peak, mfu)
     return ComputeTime(
         model=arch.name,
@@ -90,7 +90,7 @@ class ClusterScale(BaseModel):
         description="Fewest GPUs that hold state, activations (checkpointed, sequence_tokens) and runtime "
         "under ZeRO-3; null if none do"
     )
-    flops: float = Field(description="6·N·D")
+    flops: float = Field(description="Model FLOPs: 6·N·D plus causal attention at 8,192-token sequences")
     gpus_for_deadline: int = Field(description="ceil(FLOPs ÷ (peak × MFU × deadline))")
     gpus_needed: int = Field(description="The larger of the two demands")
     seconds_at_gpus: float = Field(description="Training time on `gpus` GPUs")
@@ -114,7 +114,7 @@ def cluster_scale(
     peak = peak_flops(gpu, "bf16")
     state = math.ceil(arch.parameters * training_bytes_per_parameter("adam"))
     fewest = gpus_for_memory(arch, gpus, gpu.memory_bytes)
-    flops = compute.training_flops(arch.active_parameters, tokens)
+    flops = compute.training_model_flops(arch, tokens, SEQUENCE_TOKENS)
     deadline = gpus_for_deadline(flops, peak, mfu, deadline_days * SECONDS_PER_DAY)
     secs = compute.compute_seconds(flops, gpus, peak, mfu)
     one = compute.compute_seconds(flops, 1, peak, mfu)

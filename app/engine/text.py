@@ -161,8 +161,14 @@ def quantity(value: float, unit: str) -> str:
         return seconds(value)
     if unit == "GHz":
         return f"{value:g} GHz"
-    if unit in ("GiB", "GB", "%"):
+    if unit in ("GiB", "GB", "%", "kW", "ms"):
         return f"{value:,.1f} {unit}"
+    if unit == "share":
+        return f"{value * 100:.1f} %"
+    if unit == "USD":
+        return f"${value:,.0f}"
+    if unit == "USD/kWh":
+        return f"${value:.2f} a kWh"
     if unit in ("count", "tokens"):
         return num(value)
     return f"{num(value)} {unit}"

@@ -193,7 +193,7 @@ class _Pace(BaseModel):
 
 def _pace(run: TrainingRun, arch: Architecture, resume: Sequence[TrainingResume] = ()) -> _Pace:
     """GPU demand, loader supply, the rate that follows, the checkpoint cost, and what is left after `resume`."""
-    flops_per_token = compute.training_flops(arch.active_parameters, 1)
+    flops_per_token = compute.training_model_flops(arch, 1, run.context_tokens)
     working = training_precision(run.optimizer, run.precision)
     peak = compute.training_peak(get_gpu(run.gpu), working, run.fp8_speedup)
     gpu_rate = run.gpus * peak * run.mfu / flops_per_token

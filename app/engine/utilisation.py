@@ -43,12 +43,9 @@ def serving_utilisation(req: PlanRequest, price_per_gpu_hour: float) -> ServingU
     assert plan.serve is not None  # serve mode always has serving figures
     arch, gpu = req.architecture, get_gpu(req.gpu)
     mem = plan.per_gpu
-    read = mem.weights * compute.weight_share_read(arch, req.batch_size) + mem.kv_cache
+    read = mem.weights * compute.weight_share_read(arch, req.batch_size, req.precision) + mem.kv_cache
     flops = compute.inference_flops(arch.active_parameters, req.batch_size) / req.gpus
-    comm = compute.tensor_parallel_seconds(arch, req.batch_size, req.gpus, req.precision)
-    bound = compute.decode_step(
-        gpu, req.precision, read, arch.active_parameters, req.batch_size, req.gpus, req.mfu, comm
-    )  # the plan's own decode step
+    bound = plan.serve.decode  # the plan's own decode step, computed once
     step = plan.serve.decode_seconds_per_token
     peak = peak_flops(gpu, req.precision)
     tokens = req.batch_size / step

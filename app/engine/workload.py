@@ -14,6 +14,7 @@ from pydantic import (
     ValidationInfo,
     WithJsonSchema,
     field_validator,
+    model_validator,
 )
 
 from app.engine.models import Architecture, check_model_id, get_model
@@ -23,6 +24,13 @@ Mode = Literal["serve", "train"]
 Sharding = Literal["none", "zero1", "zero2", "zero3"]
 Optimizer = Literal["adam", "adam-fp32", "sgd-momentum", "adam-8bit"]
 GpuId = Literal["h100", "a100", "h200"]
+# Pipeline schedules: 1F1B (PipeDream-Flush, Narayanan et al. 2021) idles (p−1)/(m+p−1) of a step; interleaved
+# 1F1B with v model chunks a GPU idles (p−1)/(v·m+p−1) (Narayanan et al. 2021, "Efficient large-scale
+# language model training on GPU clusters using Megatron-LM", section 2.2).
+PipelineSchedule = Literal["1f1b", "interleaved"]
+# The MFU sizing widgets start from when a learner has not chosen one: the middle of the 35-45 % published
+# runs reach (engine-cases.md); a training plan derives its own (app.engine.training_speed).
+ASSUMED_MFU = 0.4
 # Activation checkpointing: none keeps every tensor the backward pass needs; selective keeps the matrix
 # multiplies' outputs and recomputes norms, activations and attention (torchtitan's and Megatron's
 # "selective"); full keeps each layer's input only and reruns the layer's forward in the backward pass.
@@ -167,14 +175,68 @@ class PlanRequest(BaseModel):
         "and recomputes the rest; full keeps each layer's input only (8ND hardware FLOPs). true/false mean "
         "full/none",
     )
-    mfu: float = Field(
-        default=0.4,
+    mfu: float | None = Field(
+        default=None,
         ge=0.01,
         le=1,
         allow_inf_nan=False,
-        description="Share of peak FLOPS reached when compute binds (35-45 % is realistic for training)",
+        description="Share of peak FLOPS reached. null (the default): the engine works it out (training: from "
+        "the step's matrix multiplies, attention, other work, communication and pipeline bubble; serving: the "
+        "GPU's measured matrix-multiply share); a number is used as given",
     )
     fp8_speedup: Fp8Speedup = FP8_SPEEDUP
+    tensor_parallel: int = Field(
+        default=1, ge=1, le=64,
+        description="Training: GPUs each layer's matrices are split over (Megatron tensor parallel with sequence "
+        "parallel); must divide the attention heads",
+    )
+    pipeline_parallel: int = Field(
+        default=1, ge=1, le=512, description="Training: pipeline stages the layers are split into"
+    )
+    context_parallel: int = Field(
+        default=1, ge=1, le=1024, description="Training: GPUs each sequence is split over (ring attention)"
+    )
+    pipeline_schedule: PipelineSchedule = Field(
+        default="1f1b", description="Training with pipeline stages: 1f1b or interleaved (1F1B with model chunks)"
+    )
+    pipeline_virtual_stages: int = Field(
+        default=2, ge=1, le=64, description="Training, interleaved schedule: model chunks a GPU holds"
+    )
+    pipeline_microbatches: int | None = Field(
+        default=None, ge=1, le=65_536,
+        description="Training with pipeline stages: micro-batches a step; null: one a stage",
+    )
+
+    @model_validator(mode="after")
+    def _layout(self) -> PlanRequest:
+        """A training layout must tile the GPUs and split the heads and layers evenly."""
+        if self.mode != "train":
+            return self
+        split = self.tensor_parallel * self.pipeline_parallel * self.context_parallel
+        if self.gpus % split:
+            raise ValueError(
+                f"gpus ({self.gpus}) must be a multiple of tensor × pipeline × context parallel ({split})"
+            )
+        arch = self.architecture
+        if arch.heads % self.tensor_parallel or arch.n_kv_heads % self.tensor_parallel and (
+            self.tensor_parallel % arch.n_kv_heads
+        ):
+            raise ValueError(f"tensor_parallel ({self.tensor_parallel}) must divide the {arch.heads} attention heads")
+        if self.pipeline_parallel > arch.layers:
+            raise ValueError(f"pipeline_parallel ({self.pipeline_parallel}) exceeds the {arch.layers} layers")
+        return self
+
+    @property
+    def model_parallel(self) -> int:
+        """GPUs one copy of the model spans: tensor × pipeline × context parallel."""
+        return self.tensor_parallel * self.pipeline_parallel * self.context_parallel
+
+    @property
+    def microbatches(self) -> int:
+        """Micro-batches a step: one without pipeline stages; with them, as asked or one a stage."""
+        if self.pipeline_parallel == 1:
+            return 1
+        return self.pipeline_microbatches or self.pipeline_parallel
 
     @field_validator("activation_checkpointing", mode="before")
     @classmethod

@@ -1,18 +1,25 @@
 """A lesson's widget and drill blocks checked against the widgets and drills the app has.
 
 `load_lessons(roots, validate_lesson_block)` reports each problem with its file and line; `gpu-classroom check`,
-the app's start-up and author mode all check lessons with this one function.
+the app's start-up and author mode all check lessons with this one function. Messages are for the lesson's author:
+the key as written, at its own line, the names there are and the closest one to a misspelt name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from app.drills import declarative, declared_check
 from app.drills import registry as drills
+from app.drills.author_errors import messages, suggest
+from app.drills.declared_check import Located, line_of, yaml_lines
 from app.lessons.expressions import Evaluator
-from app.widgets.base import validate_block
-from app.widgets.registry import get_widget
+from app.widgets.base import AnyWidget
+from app.widgets.registry import all_widgets, get_widget
 
 
 @cache
@@ -30,5 +37,35 @@ def validate_lesson_block(kind: str, name: str, params: dict[str, object], sourc
         return list(declared_check.check(params, source, evaluator(), seeds=seeds, name=name))
     if kind == "widget":
         widget = get_widget(name)
-        return [f"unknown widget '{name}'"] if widget is None else validate_block(widget, params)
-    return drills.validate_block(name, params)
+        if widget is None:
+            names = sorted(all_widgets())
+            return [f"unknown widget '{name}'{suggest(name, names)}; the widgets: {', '.join(names)}"]
+        return widget_problems(widget, params, source)
+    drill = drills.get_drill(name)
+    if drill is None:
+        names = sorted(drills.all_drills())
+        return [f"unknown drill '{name}'{suggest(name, names)}; the built-in drills: {', '.join(names)}. A drill "
+                "of your own starts its block with kind: numeric or kind: choice"]
+    return settings_problems(f"drill {name}", drill.settings, params, source)
+
+
+def widget_problems(widget: AnyWidget, params: Mapping[str, Any], source: str) -> list[str]:
+    """A widget block's settings the widget does not have, and values its inputs refuse, each at its key's line."""
+    lines = yaml_lines(source)
+    fields = list(widget.params.model_fields)
+    out: list[str] = [Located(f"widget {widget.name}: unknown setting '{k}'{suggest(str(k), fields)}; "
+                              f"its settings: {', '.join(fields)}", line_of(lines, (str(k),)))
+                      for k in params if k not in fields]
+    given = {k: v for k, v in params.items() if k in fields and v != ""}  # as parse_params reads a block
+    return out + settings_problems(f"widget {widget.name}", widget.params, given, source, lines)
+
+
+def settings_problems(what: str, model: type[BaseModel], params: Mapping[str, Any], source: str,
+                      lines: Mapping[tuple[str | int, ...], int] | None = None) -> list[str]:
+    """The values `model` refuses, as an author reads them, each at its key's line."""
+    try:
+        model.model_validate(dict(params))
+    except ValidationError as exc:
+        lines = yaml_lines(source) if lines is None else lines
+        return [Located(f"{what}: {msg}", line_of(lines, loc)) for loc, msg in messages(exc, model)]
+    return []

@@ -13,6 +13,8 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.drills.author_errors import messages
+from app.drills.declared_check import line_of, yaml_lines
 from app.lessons.expressions import Evaluator, ExpressionError
 from app.lessons.glossary import MARKER, Glossary, load_glossary, render_marker
 from app.lessons.model import Block, Lesson, LessonProblems, Problem, SectionInfo, Step, StepMeta
@@ -50,15 +52,24 @@ def _yaml_line(exc: yaml.YAMLError, offset: int) -> int:
     return offset + (mark.line if mark is not None else 0)
 
 
-def _yaml_text(exc: yaml.YAMLError) -> str:
-    """A one-line reason for a YAML error."""
+def _yaml_text(exc: yaml.YAMLError, source: str = "") -> str:
+    """A one-line reason for a YAML error, with how to fix the usual slip: a value holding ': ' not in quotes."""
     parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
-    text = "; ".join(p for p in parts if p) or str(exc).splitlines()[0]
-    return " ".join(text.split())
+    text = " ".join(("; ".join(p for p in parts if p) or str(exc).splitlines()[0]).split())
+    mark = getattr(exc, "problem_mark", None)
+    if "mapping values are not allowed" in text and mark is not None and source:
+        line = source.splitlines()[mark.line] if mark.line < len(source.splitlines()) else ""
+        key, _, value = line.partition(": ")
+        quoted = value.strip().replace("\\", "\\\\").replace('"', '\\"')
+        example = f': write {key.strip()}: "{quoted}"' if key.strip() and value.strip() else ""
+        text += f" (a value that holds ': ' must be in quotes{example})"
+    return text
 
 
-def _field_messages(err: ValidationError) -> list[str]:
-    return [f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in err.errors()]
+def _field_messages(err: ValidationError, model: type[BaseModel], source: str, first: int) -> list[tuple[int, str]]:
+    """(line, message) of each error of `err`, at the line of its key in `source` (whose first line is `first`)."""
+    lines = yaml_lines(source)
+    return [(first - 1 + (line_of(lines, loc) or 1), msg) for loc, msg in messages(err, model)]
 
 
 def split_front_matter(text: str) -> tuple[str, str, int]:
@@ -139,20 +150,19 @@ class StepRenderer:
     @staticmethod
     def _fence_block(kind: str, name: str, content: str, line: int, file: str, problems: list[Problem]) -> Block:
         params: dict[str, Any] = {}
+        bad = False
         try:
             loaded = yaml.safe_load(content) if content.strip() else {}
             if not isinstance(loaded, dict):
-                raise yaml.YAMLError("the block's body must be a YAML mapping of parameters")
+                raise yaml.YAMLError("the block's body must be a YAML mapping of parameters (key: value lines)")
             params = loaded
         except yaml.YAMLError as exc:
-            problems.append(
-                Problem(
-                    file=file, line=_yaml_line(exc, line + 1), message=f"bad YAML in {kind} block: {_yaml_text(exc)}"
-                )
-            )
+            bad = True  # one problem for the slip, not a second one about the block it spoils
+            problems.append(Problem(file=file, line=_yaml_line(exc, line + 1),
+                                    message=f"bad YAML in {kind} block: {_yaml_text(exc, content)}"))
         if kind != "cheatsheet" and not name:
             problems.append(Problem(file=file, line=line, message=f"{kind} block needs a name: ```{kind} NAME"))
-        return Block(kind=kind, name=name, params=params, line=line, source=content if kind == "drill" else "")
+        return Block(kind=kind, name=name, params=params, line=line, source=content, bad_yaml=bad)
 
 
 def _term_rule(state: StateInline, silent: bool) -> bool:
@@ -177,14 +187,17 @@ def load_lesson(
 ) -> Lesson | None:
     """One lesson from its folder; None when lesson.yaml itself is unusable."""
     spec_file = folder / "lesson.yaml"
+    text = spec_file.read_text(encoding="utf-8")
     try:
-        raw = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(text)
         spec = LessonSpec.model_validate(raw)
     except yaml.YAMLError as exc:
-        problems.append(Problem(file=str(spec_file), line=_yaml_line(exc, 1), message=f"bad YAML: {_yaml_text(exc)}"))
+        problems.append(Problem(file=str(spec_file), line=_yaml_line(exc, 1),
+                                message=f"bad YAML: {_yaml_text(exc, text)}"))
         return None
     except ValidationError as exc:
-        problems.extend(Problem(file=str(spec_file), line=1, message=m) for m in _field_messages(exc))
+        problems.extend(Problem(file=str(spec_file), line=n, message=m)
+                        for n, m in _field_messages(exc, LessonSpec, text, 1))
         return None
     if not SLUG.match(spec.slug):
         problems.append(
@@ -245,25 +258,29 @@ def _load_step(
         problems.append(Problem(file=str(spec_file), line=line, message=f"step file '{path.name}' is missing"))
         return None
     text = path.read_text(encoding="utf-8")
+    front = ""
     try:
         front, body, body_line = split_front_matter(text)
         meta = StepMeta.model_validate(yaml.safe_load(front) or {})
     except yaml.YAMLError as exc:
-        problems.append(
-            Problem(file=str(path), line=_yaml_line(exc, 2), message=f"bad front matter: {_yaml_text(exc)}")
-        )
+        problems.append(Problem(file=str(path), line=_yaml_line(exc, 2),
+                                message=f"bad front matter: {_yaml_text(exc, front)}"))
         return None
-    except (ValidationError, ValueError) as exc:
-        msgs = _field_messages(exc) if isinstance(exc, ValidationError) else [str(exc)]
-        problems.extend(Problem(file=str(path), line=1, message=f"front matter: {m}") for m in msgs)
+    except ValidationError as exc:
+        problems.extend(Problem(file=str(path), line=n, message=f"front matter: {m}")
+                        for n, m in _field_messages(exc, StepMeta, front, 2))
+        return None
+    except ValueError as exc:
+        problems.append(Problem(file=str(path), line=1, message=f"front matter: {exc}"))
         return None
     blocks, words = renderer.render(body, body_line, str(path), problems)
     if validate is not None:
         for block in blocks:
-            if block.kind in ("widget", "drill") and block.name:
+            if block.kind in ("widget", "drill") and block.name and not block.bad_yaml:
                 for msg in validate(block.kind, block.name, block.params, block.source):
                     line = block.line + int(getattr(msg, "offset", 0))
-                    problems.append(Problem(file=str(path), line=line, message=str(msg)))
+                    problems.append(Problem(file=str(path), line=line, message=str(msg),
+                                            warning=bool(getattr(msg, "warning", False))))
     return Step(number=number, file=path, section=section, meta=meta, blocks=blocks, words=words)
 
 
@@ -322,6 +339,37 @@ def load_lessons(
         if lesson is not None:
             lessons.append(lesson)
     problems += duplicate_slugs(lessons)
-    if strict and problems:
+    if strict and any(not p.warning for p in problems):
         raise LessonProblems(problems)
     return sorted(lessons, key=lambda le: (le.order, le.title)), problems
+
+
+class Served(list[Lesson]):
+    """The lessons a server serves, and those it does not because they have problems (`broken`, by slug)."""
+
+    def __init__(self, lessons: Sequence[Lesson] = (), broken: dict[str, list[Problem]] | None = None) -> None:
+        super().__init__(lessons)
+        self.broken: dict[str, list[Problem]] = broken or {}
+
+
+def owner_of(problem: Problem, lessons: Sequence[Lesson]) -> Lesson | None:
+    """The lesson whose folder holds the problem's file, if any."""
+    path = Path(problem.file).resolve()
+    return next((le for le in lessons if le.path.resolve() in path.parents), None)
+
+
+def served_lessons(roots: Path | Sequence[Path], validate: BlockValidator | None) -> tuple[Served, list[Problem]]:
+    """The lessons to serve: every lesson that loads without a problem. A lesson with problems is left out and
+    listed in `broken`, so one broken lesson never stops the others being served; the problems come back too."""
+    lessons, problems = load_lessons(roots, validate, strict=False)
+    by_folder: dict[Path, list[Problem]] = {}
+    for problem in problems:
+        lesson = owner_of(problem, lessons) if not problem.warning else None
+        if lesson is not None:
+            by_folder.setdefault(lesson.path.resolve(), []).append(problem)
+    good = [le for le in lessons if le.path.resolve() not in by_folder]
+    broken: dict[str, list[Problem]] = {}
+    for lesson in lessons:
+        if lesson.path.resolve() in by_folder and lesson.slug not in {g.slug for g in good}:
+            broken.setdefault(lesson.slug, []).extend(by_folder[lesson.path.resolve()])
+    return Served(good, broken), problems

@@ -14,14 +14,15 @@ STEP_NUMBER = re.compile(r"^\d+-")  # a step file's number prefix: 13-number-one
 
 
 class Problem(BaseModel):
-    """One thing wrong with a lesson file, with where it is."""
+    """One thing wrong with a lesson file, with where it is; a warning is worth knowing but breaks nothing."""
 
     file: str
     line: int
     message: str
+    warning: bool = False
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
+        return f"{self.file}:{self.line}: {'warning: ' if self.warning else ''}{self.message}"
 
 
 class LessonProblems(Exception):
@@ -42,6 +43,8 @@ class StepMeta(BaseModel):
     minutes: float = Field(default=1.0, gt=0, le=60)
     formula: str | None = None
     notes: str | None = Field(default=None, description="Speaker notes for presenting mode.")
+    instructor_note: str | None = Field(default=None, description="A note for the instructor alone, shown on the "
+                                        "class dashboard beside the step; never shown to learners.")
 
 
 class Block(BaseModel):
@@ -52,7 +55,8 @@ class Block(BaseModel):
     name: str = ""
     params: dict[str, Any] = Field(default_factory=dict)
     line: int = 0
-    source: str = Field(default="", description="The block's YAML as written (line numbers of a declared drill)")
+    source: str = Field(default="", description="The block's YAML as written (the line of each key)")
+    bad_yaml: bool = Field(default=False, description="The YAML did not parse: its one problem is reported already")
 
     @property
     def declared(self) -> bool:

@@ -52,19 +52,24 @@ summary: Multiply the parameters by the bytes of their precision; 1 GB is 10⁹ 
 minutes: 3
 ---
 
-Each learner gets their own model and precision; the server grades the answer.
+Each learner gets their own model size and precision; the server grades the answer.
 
 ```drill weights-to-serve
 kind: numeric
 title: Memory for the weights
+description: The memory a model's weights take at a precision.
 mastery: 3
 parameters:
-  llm:
-    choices: [llama-3.1-8b, mistral-7b, llama-3.1-70b]
+  size:
+    range: [1.0e+9, 4.0e+11]
+    log: true
+    digits: 2
   precision:
     choices: [fp32, bf16, fp8, int4]
+let:
+  weights: size * bytes_per_parameter(precision)
 prompt: >-
-  You will serve {{ model(llm).name }} with its weights stored in {{ precision }}.
+  You will serve a model of {{ size | billions }} parameters with its weights stored in {{ precision }}.
   How much memory do the weights take?
 givens:
   - label: Units
@@ -74,18 +79,18 @@ parts:
     prompt: Memory for the weights
     unit: GB
     tolerance: 0.02
-    answer: model(llm).parameters * bytes_per_parameter(precision)
+    answer: weights
     mistakes:
       - id: bits-for-bytes
-        answer: model(llm).parameters * bytes_per_parameter(precision) * 8
+        answer: weights * 8
         message: That counts bits, not bytes. A byte holds 8 bits, so divide by 8.
       - id: gib-for-gb
-        answer: model(llm).parameters * bytes_per_parameter(precision) / 2**30 * 1e9
+        answer: weights / 2**30 * 1e9
         message: That is the size in GiB; the question asks for GB, and 1 GB = 10⁹ bytes.
 solution:
   - >-
-    {{ model(llm).parameters | num }} parameters × {{ bytes_per_parameter(precision) }} bytes in {{ precision }}
-    = {{ (model(llm).parameters * bytes_per_parameter(precision)) | gb }}.
+    {{ size | billions }} parameters × {{ "%g" | format(bytes_per_parameter(precision)) }} bytes in {{ precision }}
+    = {{ weights | gb }}.
 hints:
   - Each parameter takes the bytes of its precision; multiply them by the number of parameters.
 ```

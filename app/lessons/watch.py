@@ -81,9 +81,10 @@ class AuthorLessons:
         problems: list[Problem] = []
         new = load_lesson(folder, self.renderer, self.validate, problems)
         self.problems[key] = problems
-        if new is not None and (not problems or old is None or old.slug != new.slug):
+        broken = any(not p.warning for p in problems)
+        if new is not None and (not broken or old is None or old.slug != new.slug):
             self.lessons[key] = new
-            self.clean[key] = not problems
+            self.clean[key] = not broken
         return touched | ({new.slug} if new else set())
 
     def _mark_duplicates(self) -> None:

@@ -10,14 +10,15 @@ from app.classroom.outline import Outline, StepOutline
 from app.classroom.report import AttemptLine
 from app.drills.base import AnswerErrors, Drill
 from app.drills.room import Answer, RoomSummary, summarise
-from app.lessons.model import Lesson
+from app.lessons.model import Lesson, Step
 from app.pages.lesson_drills import drill_for, find_drill
 
 
 def outline_for(lesson: Lesson) -> Outline:
     """The part of a lesson a class keeps: steps, titles, minutes, drills, and what each drill's parts ask."""
     steps = tuple(StepOutline(number=s.number, title=s.title, minutes=s.meta.minutes,
-                              drills=tuple(b.name for b in s.blocks if b.kind == "drill")) for s in lesson.steps)
+                              drills=tuple(b.name for b in s.blocks if b.kind == "drill"),
+                              note=s.meta.instructor_note or "", about=_about(s)) for s in lesson.steps)
     labels: dict[str, dict[str, str]] = {}
     for step in lesson.steps:
         for block in step.blocks:
@@ -25,6 +26,12 @@ def outline_for(lesson: Lesson) -> Outline:
             if drill is not None and drill.name not in labels:
                 labels[drill.name] = {p.id: p.prompt for p in drill.question(0).parts}
     return Outline(slug=lesson.slug, title=lesson.title, steps=steps, labels=labels)
+
+
+def _about(step: Step) -> tuple[tuple[str, str], ...]:
+    """(drill, what it asks in a line) for each drill of a step that says: a declared drill's `description`."""
+    return tuple((b.name, str(b.params["description"])) for b in step.blocks
+                 if b.kind == "drill" and b.declared and isinstance(b.params.get("description"), str))
 
 
 def own_description(lessons: list[Lesson], name: str) -> str | None:

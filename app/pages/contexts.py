@@ -5,8 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,8 +16,8 @@ from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad, idle_no
 from app.engine.text import gb
 from app.lessons.model import Block, Lesson, Step
 from app.pages.drills import DrillView
-from app.widgets.base import Widget
-from app.widgets.service import USED_PREFIX, W_MAX, as_text, render
+from app.widgets.base import P, R, Widget
+from app.widgets.service import USED_PREFIX, W_MAX, WidgetInstance, as_text, render
 
 BAR_WIDTH = 200  # SVG units for 100 % of one GPU's memory
 
@@ -53,13 +52,15 @@ class GpuView(BaseModel):
 
 
 class PanelView(BaseModel):
-    """The dgx-1 panel as the template draws it."""
+    """The dgx-1 panel as the template draws it (templates/panel.html)."""
 
+    key: str = Field(description="Digest of the placed load it is drawn from (panel_key): the page sends it back")
     gpus: list[GpuView]
     activity: str
     why: str
     fits: bool
     power_w: float
+    server_power_w: float = 0.0
     used: int
     capacity: int
     summary: str
@@ -72,15 +73,38 @@ class PanelView(BaseModel):
         """GPUs holding work: the folded panel's short summary on a phone says "3 of 8 GPUs"."""
         return sum(1 for g in self.gpus if g.used)
 
-    @cached_property
-    def key(self) -> str:
-        """A digest of what the panel shows: a widget update re-sends the panel only when this changes."""
-        return hashlib.blake2s(self.model_dump_json().encode(), digest_size=8).hexdigest()
 
 
-def panel_view(node: NodeLoad | None) -> PanelView:
+def panel_key(node: NodeLoad) -> str:
+    """The panel's one digest: of the placed load, its only input. A widget update re-sends the panel only when
+    it differs from the key the page sent (app/web/templating.py keeps the rendered panel by it)."""
+    return hashlib.blake2s(node.model_dump_json().encode(), digest_size=8).hexdigest()
+
+
+class PanelUpdate(BaseModel):
+    """The panel an answer sends out of band: its key and the load it is drawn from. It is laid out (`view`) only
+    when drawn: the rendered panel is kept by its key (app.web.templating.Templates.panel), so a widget moved back
+    and forth between a few values pays for neither the layout nor the render again."""
+
+    key: str = Field(description="The placed load's digest (panel_key)")
+    node: NodeLoad = Field(description="The work placed on dgx-1")
+
+    def view(self) -> PanelView:
+        return panel_view(self.node, self.key)
+
+
+def changed_panel(node: NodeLoad | None, shown: str | None) -> PanelUpdate | None:
+    """The panel for an answer's out-of-band copy: None when the answer placed no work or the page shows it."""
+    if node is None:
+        return None
+    key = panel_key(node)
+    return None if key == shown else PanelUpdate(key=key, node=node)
+
+
+def panel_view(node: NodeLoad | None, key: str = "") -> PanelView:
     """Lay out the eight GPUs: a stacked bar per GPU scaled to its capacity, overflow past the end."""
     node = node or idle_node()
+    key = key or panel_key(node)
     gpus = []
     for g in node.gpus:
         scale = BAR_WIDTH / g.capacity
@@ -114,8 +138,9 @@ def panel_view(node: NodeLoad | None) -> PanelView:
         summary = (f"{len(busy)} of {len(gpus)} GPUs in use; does not fit: GPU {over[0].index} needs "
                    f"{gb(over[0].used, 1)} of its {gb(over[0].capacity, 0)}")
     legend = [(c, COMPONENT_LABELS[c]) for c in COMPONENTS]
-    return PanelView(gpus=gpus, activity=node.activity, why=node.why, fits=not over, power_w=node.power_w,
-                     used=used, capacity=cap, summary=summary, announcement=announcement, legend=legend)
+    return PanelView(key=key, gpus=gpus, activity=node.activity, why=node.why, fits=not over, power_w=node.power_w,
+                     server_power_w=node.server_power_w, used=used, capacity=cap, summary=summary,
+                     announcement=announcement, legend=legend)
 
 
 class PredictView(BaseModel):
@@ -136,32 +161,17 @@ class PredictView(BaseModel):
     choice_error: str = ""
 
 
-class WidgetView(BaseModel):
-    """One widget instance on a page or in an htmx response."""
+class WidgetView(WidgetInstance[P, R], Generic[P, R]):
+    """One widget instance on a page or in an htmx response (templates/widgets/*.html): the widget computed
+    (WidgetInstance: values, errors, used, params, result, node) and where it sits."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    name: str
-    title: str
     wid: str = Field(description="DOM id prefix of this instance, e.g. w1")
-    index: int
-    lesson: str = ""
-    step: int = 0
-    action: str
-    values: dict[str, str]
-    errors: dict[str, str]
-    used: dict[str, str] = Field(
-        default_factory=dict, description="Each input as the result used it: a refused one's last valid value"
-    )
-    params: BaseModel
-    result: BaseModel
-    node: NodeLoad | None = None
-    running: bool | None = Field(default=None, description="A live run: still running; None for other widgets")
+    index: int = Field(description="The widget's number on its step, from 1 (`w`)")
+    lesson: str = Field(default="", description="The lesson's slug; empty on the widget's own page")
+    step: int = Field(default=0, description="The step's number; 0 on the widget's own page")
+    action: str = Field(description="The form's address without JavaScript: the step, or the widget's page")
     predict: PredictView | None = Field(default=None, description="The guess asked for first, or beside the answer")
     sheet: Sheet | None = Field(default=None, description="The learner's workload sheet, for the widgets showing it")
-    defaults: dict[str, str] = Field(
-        default_factory=dict, description="The lesson's own values as text: a link names only what differs"
-    )
     carry: dict[str, str] = Field(
         default_factory=dict, description="The step's other widgets' changed inputs, as link keys (w2.gpus)"
     )
@@ -194,12 +204,18 @@ class WidgetView(BaseModel):
         static/app.js merges the keys into the address bar, keeping the other widgets' keys there."""
         return _address(self.action, self.own_keys()) + f"#{self.wid}"
 
-    def url_with(self, changes: Mapping[str, Any]) -> str:
+    def url_with(self, changes: Mapping[str, object]) -> str:
         """This instance's address (its step inside a lesson) with some inputs changed: a shareable link."""
         values = {**self.values, **{k: as_text(v) for k, v in changes.items() if k in self.values}}
         if not self.lesson:  # the widget's own page reads plain keys
             return f"{self.action}?" + urlencode({"w": self.index, **values})
         return _address(self.action, _in_order({**self.carry, **self.own_keys(values)}))
+
+
+if TYPE_CHECKING:
+    AnyWidgetView = WidgetView[Any, Any]  # any widget's view, for the pages that hold several widgets
+else:
+    AnyWidgetView = WidgetView  # the class itself at run time, so pydantic keeps a view rather than copying it
 
 
 def _in_order(keys: Mapping[str, str]) -> dict[str, str]:
@@ -215,7 +231,7 @@ def _address(action: str, keys: Mapping[str, str]) -> str:
     return f"{action}?{urlencode(keys)}" if keys else action
 
 
-def widget_query(query: Mapping[str, Any], index: int) -> dict[str, str]:
+def widget_query(query: Mapping[str, str], index: int) -> dict[str, str]:
     """What a step's address says for its widget `index`: the keys named after it (`w2.gpus=4`), then plain keys
     (`w=2&gpus=4`, an old link or a form sent without JavaScript, with its `used.gpus` values; no `w` means the
     first widget), which win."""
@@ -226,7 +242,7 @@ def widget_query(query: Mapping[str, Any], index: int) -> dict[str, str]:
     return typed
 
 
-def link_keys(form: Mapping[str, Any]) -> dict[str, str]:
+def link_keys(form: Mapping[str, object]) -> dict[str, str]:
     """The widget inputs a form carries as link keys (w2.gpus), well formed and few; the values are checked later,
     by the widgets, like any other address."""
     keys = {k: v for k, v in form.items() if isinstance(v, str) and len(v) <= LINK_VALUE_MAX and LINK_KEY.match(k)}
@@ -234,17 +250,15 @@ def link_keys(form: Mapping[str, Any]) -> dict[str, str]:
 
 
 def widget_view(
-    widget: Widget, defaults: Mapping[str, Any], query: Mapping[str, Any], *, index: int,
+    widget: Widget[P, R], defaults: Mapping[str, object], query: Mapping[str, str], *, index: int,
     lesson: str = "", step: int = 0,
-) -> WidgetView:
+) -> WidgetView[P, R]:
     """One widget instance on a step (or on its own page when `lesson` is empty), as the template shows it."""
     inst = render(widget, defaults, query)
-    return WidgetView(
-        name=inst.name, title=inst.title, wid=f"w{index}", index=index, lesson=lesson, step=step,
-        action=f"/lessons/{lesson}/{step}" if lesson else f"/widgets/{widget.name}", values=inst.values,
-        errors=inst.errors, used=inst.used, params=inst.params, result=inst.result, node=inst.node,
-        defaults=inst.defaults, running=inst.running,
-    )  # fmt: skip
+    action = f"/lessons/{lesson}/{step}" if lesson else f"/widgets/{widget.name}"
+    # The instance was validated as it was built: the view adds its place without validating it again.
+    return WidgetView.model_construct(**dict(inst), wid=f"w{index}", index=index, lesson=lesson, step=step,
+                                      action=action)
 
 
 class StepPage(BaseModel):
@@ -254,7 +268,7 @@ class StepPage(BaseModel):
 
     lesson: Lesson
     step: Step
-    widgets: dict[int, WidgetView]
+    widgets: dict[int, AnyWidgetView]
     panel: PanelView
     done: set[int]
     minutes_left: int

@@ -81,7 +81,7 @@ class DrillView(BaseModel):
         if self.feedback is None:
             return self.message or f"Question {self.number + 1}."
         fb = self.feedback
-        head = "All right." if fb.correct else f"{fb.right_parts} of {len(fb.parts)} parts right."
+        head = "All right." if fb.correct else f"{fb.right_parts} of {fb.graded_parts} parts right."
         return head + (" Drill mastered: this step is done." if self.just_mastered else "")
 
 
@@ -274,7 +274,7 @@ def _attempt(found: Located, q: Question, typed: Mapping[str, str], fb: Feedback
         lesson=found.lesson.slug, step=found.at.step, question=found.at.question, seed=q.seed,
         answers={p.id: typed.get(p.id, "") for p in q.parts},
         parsed={r.id: r.value for r in fb.parts},  # in each part's unit (GB for a size)
-        correct_parts={r.id: r.correct for r in fb.parts}, score=fb.score, mistake=fb.mistake,
+        correct_parts={r.id: r.correct for r in fb.parts if r.graded}, score=fb.score, mistake=fb.mistake,
     )  # fmt: skip
 
 

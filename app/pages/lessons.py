@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.lessons.model import Block, Lesson, Step
 from app.pages.errors import NotFound
-from app.widgets.base import Widget
+from app.widgets.base import AnyWidget
 from app.widgets.registry import get_widget
+
+# The lessons the app serves, as the routers hand them to the page services.
+Lessons = list[Lesson]
 
 
 def find_lesson(slug: str, lessons: list[Lesson]) -> Lesson:
@@ -15,10 +16,13 @@ def find_lesson(slug: str, lessons: list[Lesson]) -> Lesson:
     for lesson in lessons:
         if lesson.slug == slug:
             return lesson
+    if slug in getattr(lessons, "broken", {}):  # see app.lessons.loader.Served
+        raise NotFound(f"The lesson '{slug}' is not served: its files have problems for its author to fix "
+                       "(`gpu-classroom check` lists them).")
     raise NotFound(f"There is no lesson called '{slug}'.")
 
 
-def widget_blocks(step: Step) -> list[tuple[int, Block, Widget]]:
+def widget_blocks(step: Step) -> list[tuple[int, Block, AnyWidget]]:
     """(position among the step's widgets, block, widget), counting as the step page does from 1."""
     found, index = [], 0
     for block in step.blocks:
@@ -29,7 +33,7 @@ def widget_blocks(step: Step) -> list[tuple[int, Block, Widget]]:
     return found
 
 
-def lesson_defaults(lessons: list[Lesson], slug: str, number: int, index: int, name: str) -> dict[str, Any]:
+def lesson_defaults(lessons: list[Lesson], slug: str, number: int, index: int, name: str) -> dict[str, object]:
     """The lesson's own parameters of widget `index` on a step, when that widget is `name`; else none."""
     lesson = next((le for le in lessons if le.slug == slug), None)
     step = lesson.step(number) if lesson else None

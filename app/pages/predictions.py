@@ -15,16 +15,16 @@ from app.classroom.ratelimit import RateLimited, hit
 from app.drills.answers import parse_size
 from app.engine.text import ratio
 from app.lessons.model import Block, Lesson, Step
-from app.pages.contexts import PredictView, WidgetView
+from app.pages.contexts import AnyWidgetView, PredictView
 from app.pages.lessons import find_lesson, widget_blocks
-from app.widgets.base import ParamErrors, Prediction, Widget, parse_params
+from app.widgets.base import P, ParamErrors, Prediction, R, Widget, parse_params
 
 # Guesses a learner may commit a minute (they are also one per question).
 GUESSES_PER_MINUTE = 30
 NUMBER = re.compile(r"^\s*([-+]?[0-9][0-9,_]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?)\s*[^\d]*$")
 
 
-def question(widget: Widget, block: Block) -> Prediction | None:
+def question(widget: Widget[P, R], block: Block) -> Prediction | None:
     """The widget's question and answer for the lesson's own parameters, or None if it asks none."""
     if widget.predict is None or not block.params.get("predict"):
         return None
@@ -106,7 +106,7 @@ def pending(spec: Prediction, **typed: str) -> PredictView:
     )
 
 
-async def attach(db: Database, learner: str, lesson: str, step: Step, views: dict[int, WidgetView]) -> None:
+async def attach(db: Database, learner: str, lesson: str, step: Step, views: dict[int, AnyWidgetView]) -> None:
     """Close each predicting widget until its guess is in (no result, nothing on the panel); else reveal."""
     stored: dict[str, predictions.StoredGuess] | None = None
     by_index = {v.index: v for v in views.values()}

@@ -10,7 +10,7 @@ from app.classroom import progress, seat, sheets
 from app.classroom.db import Database
 from app.lessons.model import Lesson, Step
 from app.pages import predictions
-from app.pages.contexts import StepPage, WidgetView, panel_view, widget_query, widget_view
+from app.pages.contexts import AnyWidgetView, StepPage, panel_view, widget_query, widget_view
 from app.pages.drills import drill_views
 from app.pages.predictions import Committed, Guess, pending
 from app.widgets.registry import get_widget
@@ -46,7 +46,7 @@ async def build_step_page(
                     minutes_left=minutes_left, cheatsheet=cheats, classroom=klass, drills=drills)
 
 
-def widget_views(lesson: Lesson, step: Step, query: Mapping[str, str]) -> dict[int, WidgetView]:
+def widget_views(lesson: Lesson, step: Step, query: Mapping[str, str]) -> dict[int, AnyWidgetView]:
     """Every widget of a step by block position, computed from the step's address; each widget's forms and links
     carry the other widgets' changed inputs along."""
     views, index = {}, 0
@@ -63,7 +63,7 @@ def widget_views(lesson: Lesson, step: Step, query: Mapping[str, str]) -> dict[i
     return views
 
 
-async def attach_sheet(db: Database, learner: str, views: Mapping[int, WidgetView]) -> None:
+async def attach_sheet(db: Database, learner: str, views: Mapping[int, AnyWidgetView]) -> None:
     """Give the sheet and profile widgets of a step the learner's own sheet."""
     wanting = [v for v in views.values() if v.name in SHEET_WIDGETS]
     if wanting:
@@ -72,7 +72,7 @@ async def attach_sheet(db: Database, learner: str, views: Mapping[int, WidgetVie
             view.sheet = sheet
 async def page_after(
     db: Database, learner: str, done: Committed, g: Guess, *, fragment: bool
-) -> tuple[StepPage, WidgetView]:
+) -> tuple[StepPage, AnyWidgetView]:
     """The step page (with the link's inputs) and the guessing widget on it, after a guess stored or refused.
 
     A refused guess shows the question again with what was typed; in a fragment it keeps the state the widget had.

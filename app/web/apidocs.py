@@ -11,6 +11,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from app.pages.views import RedocPage, SwaggerPage
 from app.web.deps import Tpl
 from app.web.security import CSP
 
@@ -19,18 +20,18 @@ DOCS_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").r
     "worker-src 'self'", "worker-src 'self' blob:")
 
 
-def _page(tpl: Tpl, request: Request, template: str) -> HTMLResponse:
-    html = tpl.page(template, request=request, spec_url=request.app.openapi_url or "/openapi.json")
+def _page(tpl: Tpl, request: Request, page: type[SwaggerPage]) -> HTMLResponse:
+    html = tpl.render(page(spec_url=request.app.openapi_url or "/openapi.json"), request)
     return HTMLResponse(html, headers={"Content-Security-Policy": DOCS_CSP})
 
 
 @router.get("/docs", response_class=HTMLResponse)
 async def swagger(request: Request, tpl: Tpl) -> HTMLResponse:
     """Swagger UI over /openapi.json."""
-    return _page(tpl, request, "apidocs/swagger.html")
+    return _page(tpl, request, SwaggerPage)
 
 
 @router.get("/redoc", response_class=HTMLResponse)
 async def redoc(request: Request, tpl: Tpl) -> HTMLResponse:
     """ReDoc over /openapi.json."""
-    return _page(tpl, request, "apidocs/redoc.html")
+    return _page(tpl, request, RedocPage)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from app.lessons import sandbox
 from app.lessons.loader import BlockValidator
 from app.lessons.watch import AuthorLessons, lesson_folder_of
 from app.settings import Settings
@@ -29,6 +31,8 @@ log = logging.getLogger("gpu_classroom.author")
 EVENTS = "/author/events"
 STREAM_SECONDS = 25.0  # an event stream ends after this (the browser reconnects), so a shutdown never waits long
 CHECK_EVERY = 0.05  # seconds between looks at a lesson's version while a page waits for a change
+STREAMS_MAX = 32  # event streams open at once in one process; past it a page is told to come back (RETRY_LATER_MS)
+RETRY_LATER_MS = 25_000
 WATCH_STEP_MS = 50  # a burst of saves is one reload once the files have been quiet this long
 WATCH_DEBOUNCE_MS = 400  # ... or after this long at most
 
@@ -41,6 +45,7 @@ class AuthorView(BaseModel):
     lesson: str | None = Field(description="The page's lesson slug; None for pages of no single lesson")
     version: int
     problems: list[str] = Field(description="file:line: message, as `gpu-classroom check` prints them")
+    warnings: list[str] = Field(default_factory=list, description="Warnings, the same way: the lesson still works")
     last_good: bool = Field(default=False, description="The page shows the lesson's last version without problems")
 
     @property
@@ -53,7 +58,9 @@ def author_view(request: Request) -> AuthorView:
     """The author-mode view of the page being rendered (a template global)."""
     state: AuthorLessons = request.app.state.author
     slug = request.path_params.get("slug") if request.url.path.startswith("/lessons/") else None
-    return AuthorView(lesson=slug, version=state.version_of(slug), problems=[str(p) for p in state.problems_of(slug)],
+    found = state.problems_of(slug)
+    return AuthorView(lesson=slug, version=state.version_of(slug), problems=[str(p) for p in found if not p.warning],
+                      warnings=[str(p) for p in found if p.warning],
                       last_good=slug is not None and state.shows_last_good(slug))
 
 
@@ -70,17 +77,25 @@ async def events(
 
 
 async def _reloads(app: FastAPI, lesson: str | None, version: int) -> AsyncIterator[str]:
-    """Check the lesson's version every CHECK_EVERY seconds; one `reload` event when it changes."""
+    """Check the lesson's version every CHECK_EVERY seconds (sleeping between looks, so the loop serves others);
+    one `reload` event when it changes. Past STREAMS_MAX open streams the page is told to retry later instead."""
     state: AuthorLessons = app.state.author
-    yield "retry: 300\n\n"
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + STREAM_SECONDS
-    while loop.time() < deadline and not app.state.author_stopping.is_set():
-        now = state.version_of(lesson)
-        if now != version:
-            yield f"event: reload\ndata: {now}\n\n"
-            return
-        await asyncio.sleep(CHECK_EVERY)
+    if app.state.author_streams >= STREAMS_MAX:
+        yield f"retry: {RETRY_LATER_MS}\n\n"  # the browser's EventSource reconnects then
+        return
+    app.state.author_streams += 1
+    try:
+        yield "retry: 300\n\n"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STREAM_SECONDS
+        while loop.time() < deadline and not app.state.author_stopping.is_set():
+            now = state.version_of(lesson)
+            if now != version:
+                yield f"event: reload\ndata: {now}\n\n"
+                return
+            await asyncio.sleep(CHECK_EVERY)
+    finally:
+        app.state.author_streams -= 1
 
 
 async def watch(app: FastAPI, state: AuthorLessons, stop: asyncio.Event) -> None:
@@ -100,9 +115,16 @@ async def watch(app: FastAPI, state: AuthorLessons, stop: asyncio.Event) -> None
             log.exception("reloading %s failed", sorted(map(str, folders)))
             continue
         app.state.lessons = state.served()
-        problems = sum(len(state.problems_of(s)) for s in slugs)
-        log.warning("reloaded %s: %s", ", ".join(sorted(slugs)) or "nothing",
-                    f"{problems} problem(s)" if problems else "ok")
+        report(state, slugs, "reloaded")
+
+
+def report(state: AuthorLessons, slugs: set[str] | None, what: str) -> None:
+    """Tell the terminal what a load found (`slugs` None: every lesson): 'ok', or each problem as file:line."""
+    found = state.problems_of(None) if slugs is None else [p for s in sorted(slugs) for p in state.problems_of(s)]
+    problems = list(dict.fromkeys(str(p) for p in found))
+    names = "the lessons" if slugs is None else ", ".join(sorted(slugs)) or "nothing"
+    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}" if problems else "ok"
+    log.warning("%s", "\n".join([f"{what} {names}: {count}", *(f"  {p}" for p in problems)]))
 
 
 def enable(app: FastAPI, validate: BlockValidator) -> None:
@@ -113,15 +135,20 @@ def enable(app: FastAPI, validate: BlockValidator) -> None:
     @asynccontextmanager
     async def lifespan(the_app: FastAPI) -> AsyncIterator[Any]:
         async with inner(the_app) as value:
+            cancel = threading.Event()  # stops an evaluation under way when the server stops (SIGTERM, Ctrl-C)
+            sandbox.cancel_on(cancel)
             state = AuthorLessons(roots=settings.lesson_dirs(), validate=validate)
             await asyncio.to_thread(state.load_all)
+            report(state, None, "loaded")
             the_app.state.author = state
             the_app.state.lessons = state.served()
             stop = the_app.state.author_stopping = asyncio.Event()
+            the_app.state.author_streams = 0
             task = asyncio.create_task(watch(the_app, state, stop))
             try:
                 yield value
             finally:
+                cancel.set()
                 stop.set()
                 await task
 

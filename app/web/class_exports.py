@@ -3,6 +3,7 @@ Markdown class report; one export at a time per process (app/web/heavy.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 from anyio import CapacityLimiter
@@ -47,3 +48,4 @@ async def _streamed(db: Database, klass: Classroom, what: str, describe: export.
     async with limiter:  # the export waits its turn (app/web/heavy.py)
         async for chunk in export.stream(db, klass, what, describe):
             yield chunk
+            await asyncio.sleep(0)  # others go in between learners, however the database layer awaits (F1)

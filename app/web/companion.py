@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
-from pydantic import ValidationError
 
 from app.classroom import sheets
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
-from app.engine import profiling
-from app.engine.worksheet import FIELDS
+from app.companion import profiling
+from app.pages.companion import parse_report
+from app.pages.views import SheetMarkdown, SheetPage
 from app.web import heavy
 from app.web.deps import DB, Config, LearnerId, Tpl, is_htmx
 from app.web.responses import too_many, vary_html
 from app.web.security import require_csrf
-from app.widgets.base import readable
 
 router = APIRouter()
 
@@ -44,23 +42,14 @@ async def _form(request: Request) -> dict[str, str]:
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
 
-def _page(request: Request, tpl: Tpl, sheet: sheets.Sheet, status: int = 200, **extra: Any) -> HTMLResponse:
-    context: dict[str, Any] = {
-        "errors": {},
-        "typed": {},
-        "report_text": "",
-        "report_error": "",
-        "saved": [],
-        **extra,
-    }
-    html = tpl.page("companion/sheet.html", request=request, sheet=sheet, specs=FIELDS, **context)
-    return vary_html(html, status)
+def _page(request: Request, tpl: Tpl, page: SheetPage, status: int = 200) -> HTMLResponse:
+    return vary_html(tpl.render(page, request), status)
 
 
 @router.get("/companion/sheet", response_class=HTMLResponse)
 async def sheet_page(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
     """The learner's workload sheet on a page of its own, with its measurements and exports."""
-    return _page(request, tpl, await sheets.get_sheet(db, learner))
+    return _page(request, tpl, SheetPage(sheet=await sheets.get_sheet(db, learner)))
 
 
 @router.post("/companion/sheet", dependencies=[Depends(require_csrf)])
@@ -71,12 +60,12 @@ async def save_sheet(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> 
     result = await sheets.save(db, learner, form)
     status = 422 if result.errors else 200
     if is_htmx(request):
-        body = tpl.blocks("companion/sheet.html", ["save_response"], request=request, sheet=result.sheet,
-                          errors=result.errors, saved=result.saved, specs=FIELDS)
+        page = SheetPage(sheet=result.sheet, errors=result.errors, saved=result.saved)
+        body = tpl.render(page, request, blocks=["save_response"])
         return vary_html(body, status)
     if result.errors:
         typed = {k: sheets.from_form(result.sheet.field(k), form, k) for k in result.errors}
-        return _page(request, tpl, result.sheet, 422, errors=result.errors, typed=typed)
+        return _page(request, tpl, SheetPage(sheet=result.sheet, errors=result.errors, typed=typed), 422)
     return RedirectResponse(_next(form.get("next")) + "#sheet", status_code=303)
 
 
@@ -84,7 +73,7 @@ async def save_sheet(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> 
 async def sheet_markdown(request: Request, db: DB, tpl: Tpl, learner: LearnerId) -> Response:
     """The sheet as a Markdown file: empty fields stay empty, measurements keep where they came from."""
     data = sheets.export(await sheets.get_sheet(db, learner))
-    text = tpl.page("companion/sheet.md", sheet=data)
+    text = tpl.render(SheetMarkdown(sheet=data))
     return Response(
         text,
         media_type="text/markdown; charset=utf-8",
@@ -102,49 +91,19 @@ async def sheet_json(db: DB, learner: LearnerId) -> JSONResponse:
     )
 
 
-def _report_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    if first["type"] == "json_invalid":
-        return "This is not JSON. Paste everything `gpu-classroom profile --json` printed, from { to }."
-    return (
-        f"This is not a profiling result: {where}: {readable(dict(first))}"
-        if where
-        else readable(dict(first))
-    )
-
-
-def _parse_report(text: str, cache_dir: Any) -> tuple[profiling.ProfileReport | None, str]:
-    """A profiling report from pasted or posted JSON, checked against the data file's known sum."""
-    if not text.strip():
-        return None, "Paste the JSON that `gpu-classroom profile --json` printed, or run the profile above."
-    if len(text) > 100_000:
-        return None, "That is far longer than a profiling result; paste only the JSON the command printed."
-    try:
-        report = profiling.ProfileReport.model_validate_json(text)
-    except ValidationError as exc:
-        return None, _report_error(exc)
-    expected = profiling.cached_sum(cache_dir, report.size_bytes)
-    if expected is not None and abs(report.checksum - expected) > 1e-6 * expected:
-        return None, (
-            f"The parsed numbers add up to {report.checksum:,.2f}, not the file's {expected:,.2f}: "
-            "the parse missed or misread some numbers, so these timings are not comparable."
-        )
-    return report, ""
-
-
 @router.post("/companion/sheet/profiles", dependencies=[Depends(require_csrf)])
 async def attach_profile(request: Request, db: DB, tpl: Tpl, learner: LearnerId, config: Config) -> Response:
     """Attach a profiling result (from the browser's run or pasted from the terminal) to the sheet."""
     form = await _form(request)
     await _limit(db, f"profile:{learner}", ATTACHES_PER_MINUTE)
-    report, error = _parse_report(form.get("report", ""), config.data_dir / "profile-cache")
+    report, error = parse_report(form.get("report", ""), config.data_dir / "profile-cache")
     sheet = await (sheets.attach_profile(db, learner, report) if report else sheets.get_sheet(db, learner))
     if is_htmx(request):
         body = _profiles(tpl, request, sheet, form, error, form.get("source", "terminal"), report is not None)
         return vary_html(body, 422 if error else 200)
     if error:
-        return _page(request, tpl, sheet, 422, report_text=form.get("report", ""), report_error=error)
+        page = SheetPage(sheet=sheet, report_text=form.get("report", ""), report_error=error)
+        return _page(request, tpl, page, 422)
     return RedirectResponse(_next(form.get("next")) + "#measurements", status_code=303)
 
 
@@ -163,8 +122,8 @@ def _profiles(
     attached: bool = False,
 ) -> str:
     """The sheet's measurements block for htmx, after one was attached or removed."""
-    return tpl.blocks("companion/sheet.html", ["profiles_response"], request=request, sheet=sheet,
-                      report_error=error, source=source, attached=attached, next=_next(form.get("next")))
+    page = SheetPage(sheet=sheet, report_error=error, source=source, attached=attached, next=_next(form.get("next")))
+    return tpl.render(page, request, blocks=["profiles_response"])
 
 
 @router.get("/companion/profile-data.csv")

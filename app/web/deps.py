@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.classroom.db import Database
-from app.lessons.model import Lesson
+from app.pages.lessons import Lessons as LessonList
 from app.pages.lessons import find_lesson as find_lesson  # the routers find a lesson as the page services do
 from app.settings import Settings
 from app.web.templating import Templates
@@ -28,8 +28,8 @@ async def get_settings(request: Request) -> Settings:
     return settings
 
 
-async def get_lessons(request: Request) -> list[Lesson]:
-    lessons: list[Lesson] = request.app.state.lessons
+async def get_lessons(request: Request) -> LessonList:
+    lessons: LessonList = request.app.state.lessons
     return lessons
 
 
@@ -41,7 +41,7 @@ async def get_learner(request: Request) -> str:
 DB = Annotated[Database, Depends(get_db)]
 Tpl = Annotated[Templates, Depends(get_templates)]
 Config = Annotated[Settings, Depends(get_settings)]
-Lessons = Annotated[list[Lesson], Depends(get_lessons)]
+Lessons = Annotated[LessonList, Depends(get_lessons)]
 LearnerId = Annotated[str, Depends(get_learner)]
 
 

@@ -23,11 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.classroom.db import Database
 from app.drills.base import AnswerErrors, Drill, Feedback, Question
 from app.drills.seeds import MAX_SEED
-from app.lessons.model import Lesson
 from app.pages import drills as drill_pages
 from app.pages.contexts import panel_view
 from app.pages.drills import DrillPlace, DrillView, Outcome
 from app.pages.lesson_drills import every_drill, find_drill
+from app.pages.lessons import Lessons as LessonList
 from app.pages.steps import build_step_page
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson, is_htmx
 from app.web.panel import panel_update, shown_panel
@@ -56,7 +56,7 @@ DrillForm = Annotated[DrillPlace, Depends(drill_form)]
 
 
 async def _render(
-    request: Request, db: Database, tpl: Templates, learner: str, view: DrillView, lessons: list[Lesson],
+    request: Request, db: Database, tpl: Templates, learner: str, view: DrillView, lessons: LessonList,
     status: int = 200, headers: dict[str, str] | None = None,
 ) -> Response:
     """The drill alone for htmx (announcement and dgx-1 panel out of band), else the whole step page."""
@@ -74,7 +74,7 @@ async def _render(
 
 
 async def _answered(
-    request: Request, db: Database, tpl: Templates, learner: str, out: Outcome, lessons: list[Lesson]
+    request: Request, db: Database, tpl: Templates, learner: str, out: Outcome, lessons: LessonList
 ) -> Response:
     """A drill form's outcome: back to the step without JavaScript once it is stored, else the drill again."""
     if out.graded and not is_htmx(request):
@@ -143,7 +143,7 @@ class GradeRequest(BaseModel):
     )
 
 
-def _drill_or_404(name: str, lessons: list[Lesson]) -> Drill:
+def _drill_or_404(name: str, lessons: LessonList) -> Drill:
     drill = find_drill(lessons, name)
     if drill is None:
         raise HTTPException(status_code=404, detail=f"There is no drill called '{name}'.")

@@ -8,10 +8,11 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.pages.errors import NotFound
-from app.web.responses import unprocessable
-from app.widgets.base import readable
+from app.pages.errors import NotFound, readable
+from app.pages.views import ErrorPage
+from app.web.responses import problem, unprocessable
 
 log = logging.getLogger("gpu_classroom")
 
@@ -19,6 +20,11 @@ TITLES = {400: "Bad request", 403: "Not allowed", 404: "Not found", 405: "Not al
           422: "Check your input", 429: "Slow down", 500: "Something went wrong"}
 ERRORS_SHOWN = 5  # validation errors in one answer: 200,000 unknown keys get five lines, not 39 MB
 TEXT_SHOWN = 200  # characters of any message or field name: input is never echoed at length
+SERVER_ERROR = "The server hit a problem it did not expect. Nothing you saved was lost; try again."
+# The 500 page when even the error template cannot be rendered (the fault may be in the templates).
+BARE_500 = ("<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Something went wrong · GPU Classroom"
+            f"</title><main><h1>Something went wrong</h1><p>{SERVER_ERROR}</p><p><a href=\"/\">See all lessons</a></p>"
+            "</main></html>")
 
 
 def _short(text: str) -> str:
@@ -31,8 +37,7 @@ def _wants_json(request: Request) -> bool:
 
 def _page(request: Request, status: int, message: str) -> Response:
     templates = request.app.state.templates
-    html = templates.page("error.html", request=request, status=status, title=TITLES.get(status, "Error"),
-                          message=message)
+    html = templates.render(ErrorPage(title=TITLES.get(status, "Error"), message=message), request)
     return HTMLResponse(html, status_code=status)
 
 
@@ -50,8 +55,10 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 
 def refusal(request: Request, status: int, message: str) -> Response:
-    """A refusal as JSON (for /api and JSON clients) or as the error page."""
+    """A refusal as JSON (for /api and JSON clients; a 422 in the one shape of bad input) or as the error page."""
     if _wants_json(request):
+        if status == 422:
+            return unprocessable([problem("request", message, ["body"], "value_error")])
         return JSONResponse({"detail": message}, status_code=status)
     return _page(request, status, message)
 
@@ -74,11 +81,48 @@ async def validation_error(request: Request, exc: Exception) -> Response:
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
+    """The 500 answer: logged with its traceback, shown as one sentence (never the traceback)."""
     log.exception("unhandled error on %s", request.url.path, exc_info=exc)
-    message = "The server hit a problem it did not expect. Nothing you saved was lost; try again."
     if _wants_json(request):
-        return JSONResponse({"detail": message}, status_code=500)
-    return _page(request, 500, message)
+        return JSONResponse({"detail": SERVER_ERROR}, status_code=500)
+    try:
+        return _page(request, 500, SERVER_ERROR)
+    except Exception:  # noqa: BLE001 - the page itself failed: the plain one, still a page
+        log.exception("the error page failed on %s", request.url.path)
+        return HTMLResponse(BARE_500, status_code=500)
+
+
+class ServerErrors:
+    """Answer an unhandled error inside SecurityMiddleware (app/main.py), so the 500 carries every security
+    header, and without raising it on to the server, which would drop the keep-alive connection (the client's
+    next request on it would fail too). An error after the answer began cannot be answered: it is raised on and
+    the server ends the connection, so a cut-off body is never taken for a whole one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = finished = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started, finished
+            started = started or message["type"] == "http.response.start"
+            finished = message["type"] == "http.response.body" and not message.get("more_body", False)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            if finished:  # the answer went out whole (a background task failed): log it, keep the connection
+                log.exception("unhandled error after answering %s", scope.get("path", ""), exc_info=exc)
+                return
+            if started:
+                raise
+            response = await server_error(Request(scope, receive), exc)
+            await response(scope, receive, send)
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

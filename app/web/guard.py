@@ -4,10 +4,13 @@ SecurityMiddleware; the refusals are the same pages and JSON bodies as app/web/e
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
+import socket
+from itertools import accumulate
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -16,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.web import errors
 
 BODY_MAX = 64 * 1024  # bytes of a JSON or form body: the largest real one (a pasted profile) is under 8 KB
+JSON_DEPTH_MAX = 32  # levels of [ ] and { } in a JSON body: the deepest real one (an /api request) has 3
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # C0 controls but tab, line feed and carriage return; DEL; C1 controls. Textareas may send the first three.
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -23,6 +27,12 @@ TOO_LARGE = f"This request is larger than the server accepts ({BODY_MAX // 1024}
 CONTROL_TEXT = "Remove the control characters (such as NUL) from this input; they cannot be stored."
 NOWHERE = "There is nothing at this address. The lesson list is a good place to start."
 CROSS_SITE = "This form was sent from another site. Open the page on this site and try again."
+TOO_DEEP = (f"This body nests brackets more than {JSON_DEPTH_MAX} levels deep; the server reads no deeper. "
+            "Send a flatter JSON body.")
+# A JSON string, escapes included; one never closed runs to the end (so no text is scanned twice).
+JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+OPENING = frozenset(b"[{")
 
 
 class TooLarge(Exception):
@@ -34,51 +44,127 @@ def has_control(text: str) -> bool:
 
 
 def _texts(value: Any) -> list[str]:
-    """Every string inside a parsed JSON value, keys included."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for k, v in value.items() for t in (*_texts(k), *_texts(v))]
-    if isinstance(value, list):
-        return [t for v in value for t in _texts(v)]
-    return []
+    """Every string inside a parsed JSON value, keys included (a loop, not recursion: any depth is walked)."""
+    found: list[str] = []
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            todo.extend(item)
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return found
 
 
-def body_has_control(body: bytes, content_type: str) -> bool:
-    """Control characters in a form or JSON body, once decoded (a JSON "\\u0000" counts)."""
+def json_depth(body: bytes) -> int:
+    """The deepest nesting of [ ] and { } in a JSON text, outside its strings: one linear scan, no parse."""
+    brackets = JSON_STRING.sub(b"", body).translate(None, NOT_BRACKET)
+    return max(accumulate(1 if b in OPENING else -1 for b in brackets), default=0)
+
+
+def is_json(content_type: str) -> bool:
+    """The body is read as JSON: a JSON media type, or none at all (FastAPI parses a body without one as JSON)."""
+    return "json" in content_type or not content_type.strip()
+
+
+def not_json(exc: ValueError) -> str:
+    """Why a body is not JSON, in a sentence."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"This body is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+    if isinstance(exc, UnicodeDecodeError):
+        return "This body is not valid JSON: it is not UTF-8 text."
+    return "This body holds a number too long to read (more than 4,300 digits)."  # int(), past its digit limit
+
+
+def body_refusal(body: bytes, content_type: str) -> tuple[int, str] | None:
+    """The status and message that refuse a body, or None: JSON too deep or not JSON, control characters in
+    a form or JSON body once decoded (a JSON "\\u0000" counts)."""
     if not body:
-        return False
+        return None
     if "application/x-www-form-urlencoded" in content_type:
         text = body.decode("utf-8", "replace")
-        return any(has_control(k) or has_control(v) for k, v in parse_qsl(text, keep_blank_values=True))
-    if "json" in content_type:
+        bad = any(has_control(k) or has_control(v) for k, v in parse_qsl(text, keep_blank_values=True))
+        return (422, CONTROL_TEXT) if bad else None
+    if is_json(content_type):
+        if json_depth(body) > JSON_DEPTH_MAX:
+            return 422, TOO_DEEP
         try:
-            return any(has_control(t) for t in _texts(json.loads(body)))
-        except ValueError:
-            return False  # the route's own parser answers bad JSON
-    return has_control(body.decode("utf-8", "replace"))
+            value = json.loads(body)
+        except ValueError as exc:
+            return 422, not_json(exc)
+        except RecursionError:  # cannot happen within JSON_DEPTH_MAX; refused all the same should it ever
+            return 422, TOO_DEEP
+        return (422, CONTROL_TEXT) if any(has_control(t) for t in _texts(value)) else None
+    return (422, CONTROL_TEXT) if has_control(body.decode("utf-8", "replace")) else None
 
 
-def allowed_origin(origin: str, scope: Scope, public_url: str) -> bool:
-    """An Origin header names this site: the PUBLIC_URL's origin when set, else the Host the request came to."""
-    if origin == "null":
+def machine_names(listen_host: str = "") -> frozenset[str]:
+    """The names a Host header may give for this machine when PUBLIC_URL is unset: its host name (and that name
+    .local), the address the server listens on, and localhost. IP addresses count as well (names_this_machine)."""
+    name = socket.gethostname().lower()
+    short = name.split(".")[0]
+    return frozenset(n for n in ("localhost", name, short, f"{short}.local", listen_host.lower()) if n)
+
+
+def names_this_machine(host: str, names: frozenset[str]) -> bool:
+    """A Host header (name or address, with or without a port) names this machine: an IP address (no page of
+    another site is served from an address, so DNS rebinding cannot forge one), localhost, or one of `names`."""
+    try:
+        hostname = (urlsplit(f"//{host}").hostname or "").rstrip(".")
+    except ValueError:  # not a host at all ("[::1" with no bracket closed)
         return False
-    parts = urlsplit(origin)
+    try:
+        ipaddress.ip_address(hostname)
+    except ValueError:
+        return hostname in names or hostname.endswith(".localhost")
+    return True
+
+
+def allowed_origin(origin: str, scope: Scope, public_url: str, names: frozenset[str] | None = None) -> bool:
+    """An Origin header names this site: the PUBLIC_URL's origin when set, else the Host the request came to,
+    when that Host names this machine (`names`; None: any Host). Without PUBLIC_URL the scheme is not compared:
+    a TLS proxy in front may not say it is one, and no other site can answer on this host and port."""
+    parts = _origin_parts(origin)
+    if parts is None:
+        return False
     if public_url:
         own = urlsplit(public_url)
         return (parts.scheme, parts.netloc) == (own.scheme, own.netloc)
     host = Headers(scope=scope).get("host", "")
-    return parts.netloc == host
+    return parts.netloc == host and (names is None or names_this_machine(host, names))
+
+
+def _origin_parts(origin: str) -> SplitResult | None:
+    """An Origin header split, or None when it names no site ("null", or not a URL at all)."""
+    if origin == "null":
+        return None
+    try:
+        parts = urlsplit(origin)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return None
+    return parts
+
+
+def unknown_host(host: str) -> str:
+    """The refusal of a form sent to a name this server does not know as its own (PUBLIC_URL unset)."""
+    return (f"This server does not know {host[:100]} as its own address, so it takes no form sent to it there. "
+            "Whoever runs it can set GPU_CLASSROOM_PUBLIC_URL to the address learners use.")
 
 
 class GuardMiddleware:
     """Refuse, before any route parses it: a body over BODY_MAX (413, by Content-Length or while reading), a
-    cross-site Origin on a state-changing request (403), and control characters in the query or a form or
-    JSON body (422). CSRF tokens still guard every form; the Origin check is defence in depth."""
+    cross-site Origin on a state-changing request (403), a JSON body nested past JSON_DEPTH_MAX or not JSON at
+    all, and control characters in the query or a form or JSON body (422). CSRF tokens still guard every form;
+    the Origin check is defence in depth."""
 
-    def __init__(self, app: ASGIApp, public_url: str = "") -> None:
+    def __init__(self, app: ASGIApp, public_url: str = "", names: frozenset[str] | None = None) -> None:
         self.app = app
         self.public_url = public_url
+        self.names = machine_names() if names is None else names  # Hosts that name this machine (no PUBLIC_URL)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -92,8 +178,7 @@ class GuardMiddleware:
             except TooLarge:
                 refusal = (413, TOO_LARGE)
             else:
-                if body_has_control(body, headers.get("content-type", "")):
-                    refusal = (422, CONTROL_TEXT)
+                refusal = body_refusal(body, headers.get("content-type", ""))
                 receive = replaying(body, receive)
         if refusal is not None:
             await refuse(scope, receive, send, *refusal)
@@ -110,8 +195,11 @@ class GuardMiddleware:
         if scope["method"] not in UNSAFE:
             return None
         origin = headers.get("origin")
-        if origin is not None and not allowed_origin(origin, scope, self.public_url):
-            return 403, CROSS_SITE
+        if origin is not None and not allowed_origin(origin, scope, self.public_url, self.names):
+            host = headers.get("host", "")
+            parts = _origin_parts(origin)
+            same_host = not self.public_url and parts is not None and parts.netloc == host
+            return 403, unknown_host(host) if same_host else CROSS_SITE
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > BODY_MAX:
             return 413, TOO_LARGE

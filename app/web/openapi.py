@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from app.widgets.registry import all_widgets
+from app.pages.widgets import widget_docs
 
 HTML, JSON, CSV, MARKDOWN = "text/html", "application/json", "text/csv", "text/markdown"
 UNSAFE = {"post", "put", "patch", "delete"}
@@ -115,8 +115,8 @@ def _inline(prop: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
 def add_widgets(schema: dict[str, Any]) -> None:
     """One operation per widget, /widgets/<name>, with its Params as query parameters."""
     shared = schema["paths"].get("/widgets/{name}", {}).get("get", {})
-    for name, widget in sorted(all_widgets().items()):
-        params = widget.params.model_json_schema()
+    for doc in widget_docs():
+        name, params = doc.name, dict[str, Any](doc.params)  # a JSON schema, read as openapi.py reads its own
         defs = params.get("$defs", {})
         parameters = [
             {"name": field, "in": "query", "required": False,
@@ -125,8 +125,8 @@ def add_widgets(schema: dict[str, Any]) -> None:
             for field, prop in params.get("properties", {}).items()
         ]
         schema["paths"][f"/widgets/{name}"] = {"get": {
-            "summary": widget.title,
-            "description": (widget.description or widget.title) + " Answers the widget's HTML: a fragment to htmx "
+            "summary": doc.title,
+            "description": doc.description + " Answers the widget's HTML: a fragment to htmx "
             "(HX-Request: true), else its page. Bad input: 422 with the message beside the field.",
             "operationId": f"widget_{name.replace('-', '_')}",
             "tags": ["widgets"],

@@ -7,8 +7,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.classroom import progress
 from app.engine.constants import numbers as engine_numbers
-from app.lessons.glossary import load_glossary
 from app.pages.steps import build_step_page
+from app.pages.views import NumbersPage, complete_page, glossary_page, home_page, overview_page
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson
 from app.web.security import require_csrf
 
@@ -18,50 +18,33 @@ router = APIRouter()
 @router.get("/", response_class=HTMLResponse)
 async def home(request: Request, lessons: Lessons, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
     """The lessons, each with minutes and progress, and where to continue."""
-    done = await progress.progress_by_lesson(db, learner)
-    resume = progress.continue_at(done)
-    html = tpl.page("home.html", request=request, lessons=lessons, progress=done, resume=resume,
-                    resume_lesson=next((le for le in lessons if resume and le.slug == resume[0]), None))
-    return HTMLResponse(html)
+    return HTMLResponse(tpl.render(await home_page(db, learner, lessons), request))
 
 
 @router.get("/glossary", response_class=HTMLResponse)
 async def glossary(request: Request, tpl: Tpl) -> HTMLResponse:
     """Every glossary term with its definition and a link to the step that teaches it."""
     glossary = getattr(request.app.state, "glossary", None)  # author mode reads it afresh on each visit
-    if glossary is None:
-        glossary = load_glossary(request.app.state.settings.lesson_dirs())[0]
-    terms = glossary.sorted()
-    return HTMLResponse(tpl.page("glossary.html", request=request, terms=terms))
+    page = glossary_page(glossary, request.app.state.settings.lesson_dirs())
+    return HTMLResponse(tpl.render(page, request))
 
 
 @router.get("/numbers", response_class=HTMLResponse)
 async def numbers(request: Request, tpl: Tpl) -> HTMLResponse:
     """Published measurements beside the engine's figures, and every constant with its source."""
-    return HTMLResponse(tpl.page("numbers.html", request=request, numbers=engine_numbers()))
+    return HTMLResponse(tpl.render(NumbersPage(numbers=engine_numbers()), request))
 
 
 @router.get("/lessons/{slug}", response_class=HTMLResponse)
 async def overview(request: Request, slug: str, lessons: Lessons, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
     """A lesson's sections and steps, with done and current marked."""
-    lesson = find_lesson(slug, lessons)
-    lp = (await progress.progress_by_lesson(db, learner)).get(slug, progress.LessonProgress())
-    return HTMLResponse(tpl.page("overview.html", request=request, lesson=lesson, progress=lp))
+    return HTMLResponse(tpl.render(await overview_page(db, learner, lessons, slug), request))
 
 
 @router.get("/lessons/{slug}/complete", response_class=HTMLResponse)
 async def complete(request: Request, slug: str, lessons: Lessons, db: DB, tpl: Tpl, learner: LearnerId) -> HTMLResponse:
     """Where finishing the last step lands: what was done, drills mastered or skipped, and where to go next."""
-    lesson = find_lesson(slug, lessons)
-    lp = (await progress.progress_by_lesson(db, learner)).get(slug, progress.LessonProgress())
-    drill_steps = [s for s in lesson.steps if s.has_drill]
-    cheatsheet = next((s for s in lesson.steps if any(b.kind == "cheatsheet" for b in s.blocks)), None)
-    others = sorted((le for le in lessons if le.slug != slug), key=lambda le: (le.order, le.title))
-    return HTMLResponse(tpl.page(
-        "complete.html", request=request, lesson=lesson, progress=lp, cheatsheet=cheatsheet, others=others,
-        mastered=[s for s in drill_steps if lp.state(s.number, drill=True) == "mastered"],
-        skipped=[s for s in drill_steps if lp.state(s.number, drill=True) != "mastered"],
-    ))
+    return HTMLResponse(tpl.render(await complete_page(db, learner, lessons, slug), request))
 
 
 @router.get("/lessons/{slug}/step/{name}", response_class=RedirectResponse, status_code=307)

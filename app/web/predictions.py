@@ -8,16 +8,16 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.pages.contexts import StepPage, WidgetView, link_keys
+from app.pages.contexts import AnyWidgetView, StepPage, link_keys
 from app.pages.predictions import Guess, commit
 from app.pages.steps import page_after
+from app.pages.views import RevealBlock
+from app.pages.widgets import W_MAX, W_MIN
 from app.web.deps import DB, LearnerId, Lessons, Tpl, is_htmx
 from app.web.panel import panel_update, shown_panel
 from app.web.responses import retry_after, vary_html
 from app.web.security import require_csrf
 from app.web.templating import Templates
-from app.widgets.registry import get_widget
-from app.widgets.service import W_MAX, W_MIN
 
 router = APIRouter()
 
@@ -54,14 +54,12 @@ async def commit_guess(
     return vary_html(body, done.status, retry_after(done.retry_after))
 
 
-def _widget(tpl: Templates, request: Request, page: StepPage, view: WidgetView, shown: str | None) -> str:
+def _widget(tpl: Templates, request: Request, page: StepPage, view: AnyWidgetView, shown: str | None) -> str:
     """The widget as the step page now shows it, its reveal blocks and the dgx-1 panel out of band."""
-    widget = get_widget(view.name)
-    assert widget is not None  # the view was built from it
-    body = tpl.block(widget.template, "widget", w=view, request=request, oob=False)
+    body = tpl.block(view.template, "widget", w=view, request=request, oob=False)
     for i, block in enumerate(page.step.blocks):
         if block.kind == "reveal":  # the explanation opens with the widget
-            body += tpl.block("reveal.html", "reveal", block=block, i=i, revealed=page.revealed, oob=True)
+            body += tpl.render(RevealBlock(block=block, i=i, revealed=page.revealed), blocks=["reveal"])
     if view.node is not None:  # only when it differs from the panel the page shows (app/web/panel.py)
         return body + panel_update(tpl, view.node, shown)
     return body + tpl.block("panel.html", "panel", panel=page.panel, oob=True)

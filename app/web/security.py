@@ -90,9 +90,10 @@ class SecurityMiddleware:
     request in a task group and a streamed response, which cost more than the widget update itself.
     """
 
-    def __init__(self, app: ASGIApp, secure: bool) -> None:
+    def __init__(self, app: ASGIApp, secure: bool, hsts: bool = False) -> None:
         self.app = app
-        self.secure = secure  # GPU_CLASSROOM_SECURE_COOKIES
+        self.secure = secure  # every cookie Secure: GPU_CLASSROOM_SECURE_COOKIES or an https PUBLIC_URL
+        self.hsts = hsts  # HSTS on every answer: an https PUBLIC_URL (otherwise only on requests that came over HTTPS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -115,16 +116,25 @@ class SecurityMiddleware:
                 for name, value in HARDENING.items():
                     if name not in headers:
                         headers[name] = value
-                if scope.get("scheme") == "https":  # HSTS means something only over HTTPS
+                https = scope.get("scheme") == "https"
+                if https or self.hsts:  # HSTS means something only over HTTPS, which an https PUBLIC_URL promises
                     headers["strict-transport-security"] = HSTS
                 if set_cookie:
                     cookie = Response()
                     cookie.set_cookie(LEARNER_COOKIE, signer.cookie.dumps(learner), max_age=ONE_YEAR,
                                       httponly=True, samesite="lax", secure=secure_cookie(self.secure, scope))
                     headers.append("set-cookie", cookie.headers["set-cookie"])
+                if https or self.secure:  # every cookie, the routes' own (the class key) included
+                    message["headers"] = all_secure(message["headers"])
             await send(message)
 
         await self.app(scope, receive, send_hardened)
+
+
+def all_secure(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """Response headers with every Set-Cookie marked Secure."""
+    return [(k, v + b"; Secure") if k.lower() == b"set-cookie" and b"; secure" not in v.lower() else (k, v)
+            for k, v in raw]
 
 
 def secure_cookie(forced: bool, scope: Scope) -> bool:

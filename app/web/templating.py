@@ -11,6 +11,8 @@ from jinja2_fragments import render_block, render_blocks
 from markupsafe import Markup
 
 from app.engine.text import FILTERS
+from app.pages.contexts import PanelUpdate, PanelView
+from app.pages.views import PageContext
 from app.web.static import StaticUrls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +64,11 @@ class Templates:
         self.env.globals["panel_html"] = self.panel
         self._panels: dict[tuple[str, bool], Markup] = {}
 
+    def render(self, context: PageContext, request: object = None, *, blocks: list[str] | None = None) -> str:
+        """A typed context's template, whole or only some of its blocks; `request` for base.html."""
+        names = {**context.names(), "request": request}
+        return self.blocks(context.TEMPLATE, blocks, **names) if blocks else self.page(context.TEMPLATE, **names)
+
     def page(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
 
@@ -71,13 +78,15 @@ class Templates:
     def blocks(self, name: str, blocks: list[str], /, **context: Any) -> str:
         return render_blocks(self.env, name, blocks, **context)
 
-    def panel(self, panel: Any, oob: bool = False) -> Markup:
+    def panel(self, panel: PanelView | PanelUpdate, oob: bool = False) -> Markup:
         """The dgx-1 panel (templates/panel.html), rendered once per different panel: a step page or a widget
-        update showing a panel already drawn gets it from memory by its key (about 1 ms a render saved)."""
+        update showing a panel already drawn gets it from memory by its key, the placed load's digest (the
+        panel's one cache: about 1 ms a render saved)."""
         key = (panel.key, oob)
         html = self._panels.get(key)
         if html is None:
             if len(self._panels) >= PANELS_KEPT:
                 self._panels.clear()
-            html = self._panels[key] = Markup(self.block("panel.html", "panel", panel=panel, oob=oob))
+            view = panel.view() if isinstance(panel, PanelUpdate) else panel  # laid out only when drawn
+            html = self._panels[key] = Markup(self.block("panel.html", "panel", panel=view, oob=oob))
         return html

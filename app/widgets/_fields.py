@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, field_validator
 
 from app.engine.memory import bytes_per_parameter
 from app.engine.models import CATALOG, check_model_id
 from app.engine.units import PRECISIONS
+from app.engine.workload import PlanRequest, checkpointing_value
 
 MODEL_OPTIONS: list[tuple[str, str]] = [(m.id, m.name) for m in CATALOG.values()]
 PRECISION_OPTIONS: list[tuple[str, str]] = [
@@ -30,7 +31,7 @@ def _model(value: str) -> str:
 ModelId = Annotated[str, AfterValidator(_model)]
 
 
-def _predict(value: Any) -> str:
+def _predict(value: object) -> str:
     """`predict: true` in a lesson means the widget's own question; false or empty means none."""
     if value is True or str(value).strip().lower() in ("true", "yes", "on", "1"):
         return "auto"
@@ -42,7 +43,7 @@ def _predict(value: Any) -> str:
 PredictKey = Annotated[str, BeforeValidator(_predict)]
 
 
-def _count(value: Any) -> Any:
+def _count(value: object) -> object:
     """A count as people type it: 7,000,000,000 or 7 000 000 000 as well as 7e9 (the drills accept these too)."""
     if isinstance(value, str):
         return value.replace(",", "").replace("_", "").replace(" ", "").strip()
@@ -79,3 +80,21 @@ def engine_range(model: type[BaseModel], name: str, unit: float = 1.0, le: float
         bounds.pop("lt", None)
         bounds["le"] = le
     return bounds
+
+
+class PlanFields(PlanRequest):
+    """The engine's PlanRequest as a widget's Params start from it: every field, bound, validator and message
+    declared once, in the engine (a field the engine adds comes along), read from a form's or a lesson's text."""
+
+    model_config = ConfigDict(strict=False)  # a query string's "4" is the number 4
+
+    @field_validator("activation_checkpointing", mode="before")
+    @classmethod
+    def _checkpointing(cls, value: object) -> object:
+        """The engine's reading of the old boolean form, also as text ("true" is full)."""
+        return checkpointing_value(value, text=True)
+
+    def request(self) -> PlanRequest:
+        """The engine's request for these fields: validated once already, by the engine's own validators."""
+        fields = {k: getattr(self, k) for k in PlanRequest.model_fields}
+        return PlanRequest.model_construct(_fields_set=self.model_fields_set & set(fields), **fields)

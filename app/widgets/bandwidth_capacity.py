@@ -10,7 +10,6 @@ from app.engine.workload import GpuId, Precision
 from app.widgets._fields import ModelId
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 300
 SHORT_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200"}
@@ -99,13 +98,11 @@ def compute(params: Params) -> LimitsView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="bandwidth-capacity",
-        title="Fits, and how fast it reads",
-        params=Params,
-        compute=compute,
-        template="widgets/bandwidth-capacity.html",
-        description="Does it fit, and decode time per token from bandwidth: one model on A100, H100, H200.",
-    )
+WIDGET = Widget(
+    name="bandwidth-capacity",
+    title="Fits, and how fast it reads",
+    params=Params,
+    compute=compute,
+    template="widgets/bandwidth-capacity.html",
+    description="Does it fit, and decode time per token from bandwidth: one model on A100, H100, H200.",
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
@@ -28,19 +28,36 @@ class Prediction(BaseModel):
         return next((text for v, text in self.choices if v == value), value).lower()
 
 
+P = TypeVar("P", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
+
+
 @dataclass(frozen=True)
-class Widget:
-    """A registered widget. `node_load` is given when the widget places work on dgx-1 (a live widget's result
-    says it itself: see app.widgets._live.LiveRun); `predict` when it can ask for a guess before it shows."""
+class Widget(Generic[P, R]):
+    """A widget: its Params model `P`, `compute(params: P) -> R` over the engine, and one template. mypy checks
+    compute, `node_load` and `predict` against the Params and the result. `node_load` is given when the widget
+    places work on dgx-1 (a live widget's result says it itself: see app.widgets._live.LiveRun); `predict` when
+    it can ask for a guess before it shows."""
 
     name: str
     title: str
-    params: type[BaseModel]
-    compute: Callable[[Any], BaseModel]
+    params: type[P]
+    compute: Callable[[P], R]
     template: str
-    node_load: Callable[[Any, Any], NodeLoad] | None = None
+    node_load: Callable[[P, R], NodeLoad] | None = None
     description: str = ""
-    predict: Callable[[Any, Any], Prediction] | None = None
+    predict: Callable[[P, R], Prediction] | None = None
+
+
+# Any widget, whatever its Params and result: what the registry holds and the lifecycle takes.
+AnyWidget = Widget[Any, Any]
+
+
+def default(model: type[BaseModel], name: str, value: object) -> Any:
+    """An engine request field with the widget's own starting value, declared with the engine's own type alias
+    (which carries the constraints): `sharding: Sharding = default(PlanRequest, "sharding", "zero3")`. The
+    description and validators stay the engine's; only the default differs."""
+    return Field(default=value, description=model.model_fields[name].description)
 
 
 def one_of(*allowed: int) -> AfterValidator:
@@ -62,9 +79,10 @@ class ParamErrors(Exception):
         super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
 
 
-def readable(err: dict[str, Any]) -> str:
+def readable(err: Mapping[str, object]) -> str:
     """One pydantic error as a sentence for a learner."""
-    ctx = err.get("ctx") or {}
+    found = err.get("ctx")
+    ctx: Mapping[str, object] = found if isinstance(found, Mapping) else {}
     kind = err.get("type", "")
     if kind in ("greater_than_equal", "greater_than"):
         return f"Must be at least {_fmt(ctx.get('ge', ctx.get('gt')))}."
@@ -80,7 +98,7 @@ def readable(err: dict[str, Any]) -> str:
     return msg.removeprefix("Value error, ")
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: object) -> str:
     """A bound as people write it: 1,000,000 not 1e+06, 0 not 0.0, 0.5 stays 0.5."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
@@ -89,9 +107,9 @@ def _fmt(value: Any) -> str:
     return f"{value:,.6g}" if isinstance(value, float) else str(value)
 
 
-def parse_params(widget: Widget, *layers: Mapping[str, Any]) -> BaseModel:
+def parse_params(widget: Widget[P, R], *layers: Mapping[str, object]) -> P:
     """Validate widget params from layered sources (lesson YAML, then query); ParamErrors when bad."""
-    merged: dict[str, Any] = {}
+    merged: dict[str, object] = {}
     fields = widget.params.model_fields
     for layer in layers:
         merged.update({k: v for k, v in layer.items() if k in fields and v != ""})
@@ -101,7 +119,7 @@ def parse_params(widget: Widget, *layers: Mapping[str, Any]) -> BaseModel:
         raise ParamErrors(field_errors(widget, exc, layers[-1] if layers else {})) from exc
 
 
-def field_errors(widget: Widget, exc: ValidationError, typed: Mapping[str, Any]) -> dict[str, str]:
+def field_errors(widget: AnyWidget, exc: ValidationError, typed: Mapping[str, object]) -> dict[str, str]:
     """A readable message per widget field. An error about no field of the widget (a rule across fields, or one
     an engine model raised) goes beside the first input (in the widget's order) the learner set, else its first."""
     fields = list(widget.params.model_fields)
@@ -109,11 +127,12 @@ def field_errors(widget: Widget, exc: ValidationError, typed: Mapping[str, Any])
     errors: dict[str, str] = {}
     for e in exc.errors():
         key = str(e["loc"][0]) if e["loc"] else ""
-        errors.setdefault(key if key in fields else fallback, readable(dict(e)))
+        message = readable(dict(e))  # an engine rule's message ("training needs ...") opens a sentence beside a field
+        errors.setdefault(key if key in fields else fallback, message[:1].upper() + message[1:])
     return errors
 
 
-def validate_block(widget: Widget, params: Mapping[str, Any]) -> list[str]:
+def validate_block(widget: AnyWidget, params: Mapping[str, object]) -> list[str]:
     """Problems with a lesson's widget block: unknown settings and values the Params model refuses."""
     unknown = [k for k in params if k not in widget.params.model_fields]
     msgs = [f"widget {widget.name}: unknown setting '{k}'" for k in unknown]

@@ -1,14 +1,56 @@
-"""Imports every widget module in app/widgets so each registers itself: adding a module adds a widget."""
+"""Every widget GPU Classroom knows, listed by hand (as app.main's ROUTERS are): a new widget module is added here."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from app.widgets import (
+    bandwidth_capacity,
+    cluster_scale,
+    compute_time,
+    cpu_vs_gpu,
+    data_path,
+    decode_speed,
+    five_questions,
+    interconnect,
+    matmul,
+    memory_capacity,
+    own_vs_rent,
+    plan,
+    power_energy,
+    profile,
+    request_timeline,
+    roofline,
+    serving_run,
+    train_vs_serve,
+    training_run,
+    training_state,
+    utilisation,
+    weight_storage,
+    workload_sheet,
+)
+from app.widgets.base import AnyWidget
 
-import app.widgets as package
-
-NOT_WIDGETS = {"base", "registry", "catalog", "service"}
-
-for info in pkgutil.iter_modules(package.__path__):
-    if info.name not in NOT_WIDGETS and not info.name.startswith("_"):
-        importlib.import_module(f"app.widgets.{info.name}")
+WIDGETS: tuple[AnyWidget, ...] = (  # alphabetical, as the docs list them
+    bandwidth_capacity.WIDGET,
+    cluster_scale.WIDGET,
+    compute_time.WIDGET,
+    cpu_vs_gpu.WIDGET,
+    data_path.WIDGET,
+    decode_speed.WIDGET,
+    five_questions.WIDGET,
+    interconnect.WIDGET,
+    matmul.WIDGET,
+    memory_capacity.WIDGET,
+    own_vs_rent.WIDGET,
+    plan.WIDGET,
+    power_energy.WIDGET,
+    profile.WIDGET,
+    request_timeline.WIDGET,
+    roofline.WIDGET,
+    serving_run.WIDGET,
+    train_vs_serve.WIDGET,
+    training_run.WIDGET,
+    training_state.WIDGET,
+    utilisation.WIDGET,
+    weight_storage.WIDGET,
+    workload_sheet.WIDGET,
+)

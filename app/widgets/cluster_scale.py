@@ -12,7 +12,6 @@ from app.engine.text import num
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 AXIS = 380  # SVG units of the log GPU axis
 
@@ -79,13 +78,11 @@ def compute(params: Params) -> ClusterView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="cluster-scale",
-        title="Cluster-scale calculator",
-        params=Params,
-        compute=compute,
-        template="widgets/cluster-scale.html",
-        description="GPUs needed for memory and for a deadline, and days at a chosen count.",
-    )
+WIDGET = Widget(
+    name="cluster-scale",
+    title="Cluster-scale calculator",
+    params=Params,
+    compute=compute,
+    template="widgets/cluster-scale.html",
+    description="GPUs needed for memory and for a deadline, and days at a chosen count.",
 )

@@ -21,7 +21,6 @@ from app.engine.workload import MAX_GPUS
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import Tick, linear_ticks
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 PLOT_W, PLOT_H = 400, 160  # SVG units of the plot area
 LABELLED = (1, 3, 5, 7, 10)  # tenths of MFU whose ticks carry a label
@@ -140,15 +139,13 @@ def place(params: Params, view: TimeView) -> NodeLoad:
     return view.node
 
 
-WIDGET = register(
-    Widget(
-        name="compute-time",
-        title="Compute time",
-        params=Params,
-        compute=compute,
-        template="widgets/compute-time.html",
-        node_load=place,
-        description="time = FLOPs ÷ (GPUs × peak × MFU), with an MFU slider; the run is placed on the dgx-1 "
-        "panel (the training plan's memory per GPU under ZeRO-3, every GPU busy).",
-    )
+WIDGET = Widget(
+    name="compute-time",
+    title="Compute time",
+    params=Params,
+    compute=compute,
+    template="widgets/compute-time.html",
+    node_load=place,
+    description="time = FLOPs ÷ (GPUs × peak × MFU), with an MFU slider; the run is placed on the dgx-1 "
+    "panel (the training plan's memory per GPU under ZeRO-3, every GPU busy).",
 )

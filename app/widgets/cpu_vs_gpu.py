@@ -20,7 +20,6 @@ from app.engine.models import check_model_id
 from app.engine.text import flops_rate, gb, gb_s, seconds, tb_s
 from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget, one_of
-from app.widgets.registry import register
 
 BAR_LEFT, BAR_RIGHT, BAR_WIDTH_UNITS = 96, 356, 360  # SVG units: labels, then bars up to BAR_RIGHT
 
@@ -210,15 +209,13 @@ def compute(params: Params) -> Result:
     )  # fmt: skip
 
 
-WIDGET = register(
-    Widget(
-        name="cpu-vs-gpu",
-        title="dgx-1's CPUs against its GPUs",
-        params=Params,
-        compute=compute,
-        template="widgets/cpu-vs-gpu.html",
-        description="Cores against lanes, peak FLOPS and memory bandwidth side by side (view: specs), or "
-        "the same prefill, training step or decode batch timed on each (view: timing): FLOPs ÷ FLOPS, "
-        "floored by the time to read the weights, naming the CPU peak compared.",
-    )
+WIDGET = Widget(
+    name="cpu-vs-gpu",
+    title="dgx-1's CPUs against its GPUs",
+    params=Params,
+    compute=compute,
+    template="widgets/cpu-vs-gpu.html",
+    description="Cores against lanes, peak FLOPS and memory bandwidth side by side (view: specs), or "
+    "the same prefill, training step or decode batch timed on each (view: timing): FLOPs ÷ FLOPS, "
+    "floored by the time to read the weights, naming the CPU peak compared.",
 )

@@ -12,7 +12,6 @@ from app.engine.units import GB, MB
 from app.widgets._fields import engine_range
 from app.widgets._plot import Segment, stacked
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 DIAGRAM_WIDTH = 400  # SVG units: five boxes of 68 with gaps of 15
 BOX, GAP = 68, 15
@@ -199,14 +198,12 @@ def node_load(params: Params, view: DataPathView) -> NodeLoad:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="data-path",
-        title="Follow the data path",
-        params=Params,
-        compute=compute,
-        template="widgets/data-path.html",
-        node_load=node_load,
-        description="Rates of storage, loader, compute, network, checkpoint; the slowest sets the pace.",
-    )
+WIDGET = Widget(
+    name="data-path",
+    title="Follow the data path",
+    params=Params,
+    compute=compute,
+    template="widgets/data-path.html",
+    node_load=node_load,
+    description="Rates of storage, loader, compute, network, checkpoint; the slowest sets the pace.",
 )

@@ -12,7 +12,6 @@ from app.engine.workload import GpuId, Precision
 from app.widgets._fields import GPU_OPTIONS, MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import Tick, linear_ticks
 from app.widgets.base import Prediction, Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 340
 PREDICT_KEYS = ("tokens_per_second",)
@@ -109,15 +108,13 @@ def predict(params: Params, view: DecodeView) -> Prediction:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="decode-speed",
-        title="Decode speed",
-        params=Params,
-        compute=compute,
-        template="widgets/decode-speed.html",
-        node_load=place,
-        description="tokens/s ≤ bandwidth ÷ bytes read per token, on A100, H100 and H200.",
-        predict=predict,
-    )
+WIDGET = Widget(
+    name="decode-speed",
+    title="Decode speed",
+    params=Params,
+    compute=compute,
+    template="widgets/decode-speed.html",
+    node_load=place,
+    description="tokens/s ≤ bandwidth ÷ bytes read per token, on A100, H100 and H200.",
+    predict=predict,
 )

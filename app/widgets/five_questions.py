@@ -16,12 +16,12 @@ from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.sizing import ClusterScale, cluster_scale, compute_time
 from app.engine.text import gb, num, pct, sci, seconds, usd
 from app.engine.training_run import RUN_SEQUENCE_TOKENS
+from app.engine.workload import ASSUMED_MFU
 from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
-from app.widgets.registry import get_widget, register
 
 LESSON = "what-ai-workloads-need"
-MFU = PlanRequest().mfu  # the MFU the engine assumes when a plan names none
+MFU = ASSUMED_MFU  # the MFU a sizing starts from when the learner names none (app.engine.workload)
 DEFAULT_MODEL = PlanRequest().model
 
 
@@ -87,10 +87,12 @@ STEPS: dict[str, list[tuple[str, str, str]]] = {
 
 def _links(key: str, model: str) -> list[Link]:
     """Links to the steps by name (the server finds their numbers); a widget that takes a model opens with it."""
+    from app.widgets.registry import get_widget
+
     links = []
     for step, name, title in STEPS[key]:
         query: dict[str, str] = {"widget": name} if name else {}
-        widget = get_widget(name) if name else None
+        widget = get_widget(name) if name else None  # the catalog lists this module: look up at call time
         if widget is not None and "model" in widget.params.model_fields and model != DEFAULT_MODEL:
             query["model"] = model
         href = f"/lessons/{LESSON}/step/{step}" + (f"?{urlencode(query)}" if query else "")
@@ -224,14 +226,12 @@ def compute(params: Params) -> Result:
     return Result(model_name=CATALOG[params.model].name, answers=answers)
 
 
-WIDGET = register(
-    Widget(
-        name="five-questions",
-        title="The five questions, answered for one model",
-        params=Params,
-        compute=compute,
-        template="widgets/five-questions.html",
-        description="Does it fit, what limits its speed, how many GPUs, why did it fail, what does it cost: "
-        "each answered with a number from the engine and a link to the step whose widget works it out.",
-    )
+WIDGET = Widget(
+    name="five-questions",
+    title="The five questions, answered for one model",
+    params=Params,
+    compute=compute,
+    template="widgets/five-questions.html",
+    description="Does it fit, what limits its speed, how many GPUs, why did it fail, what does it cost: "
+    "each answered with a number from the engine and a link to the step whose widget works it out.",
 )

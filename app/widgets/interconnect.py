@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -12,13 +11,12 @@ from app.engine.interconnect import AllReduceComparison, all_reduce_comparison
 from app.engine.workload import Precision
 from app.widgets._fields import ModelId
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 300
 SHORT = {"nvlink": "NVLink", "pcie": "PCIe Gen5", "network": "Network"}
 
 
-def _links(value: Any) -> str:
+def _links(value: object) -> str:
     """Link ids as 'nvlink,pcie,network'; a YAML list or its text form is accepted too."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
@@ -37,11 +35,12 @@ class Params(BaseModel):
     gpus: int = Field(default=8, ge=2, le=1024, description="GPUs in the ring")
     links: str = Field(default="nvlink,pcie,network", description="Links compared, comma-separated")
     step_tokens: int = Field(default=8192, ge=1, le=10**7, description="Tokens each GPU computes in a step")
-    mfu: float = Field(default=0.4, gt=0, le=1, allow_inf_nan=False, description="Share of peak reached")
+    mfu: float = Field(default=0.4, ge=0.01, le=1, allow_inf_nan=False,  # PlanRequest's floor: above 0 alone let
+                       description="Share of peak reached")  # a subnormal make the step's compute infinite
 
     @field_validator("links", mode="before")
     @classmethod
-    def _check_links(cls, value: Any) -> str:
+    def _check_links(cls, value: object) -> str:
         return _links(value)
 
 
@@ -87,13 +86,11 @@ def compute(params: Params) -> InterconnectView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="interconnect",
-        title="One all-reduce, three links",
-        params=Params,
-        compute=compute,
-        template="widgets/interconnect.html",
-        description="Ring all-reduce of a model's gradients over NVLink, PCIe Gen5 and a 400 Gb/s network.",
-    )
+WIDGET = Widget(
+    name="interconnect",
+    title="One all-reduce, three links",
+    params=Params,
+    compute=compute,
+    template="widgets/interconnect.html",
+    description="Ring all-reduce of a model's gradients over NVLink, PCIe Gen5 and a 400 Gb/s network.",
 )

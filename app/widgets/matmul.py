@@ -9,7 +9,6 @@ from app.engine.workload import Precision
 from app.widgets._fields import PRECISION_OPTIONS
 from app.widgets._plot import Tick, linear_ticks
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 360  # SVG units of the bytes axis
 DIM_MAX = 1_000_000  # a million rows or columns: well past any layer of the catalog
@@ -85,13 +84,11 @@ def compute(params: Params) -> MatmulView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="matmul",
-        title="Matrix-multiply counter",
-        params=Params,
-        compute=compute,
-        template="widgets/matmul.html",
-        description="2·m·k·n FLOPs of one matrix multiply, the bytes of its matrices and its intensity.",
-    )
+WIDGET = Widget(
+    name="matmul",
+    title="Matrix-multiply counter",
+    params=Params,
+    compute=compute,
+    template="widgets/matmul.html",
+    description="2·m·k·n FLOPs of one matrix multiply, the bytes of its matrices and its intensity.",
 )

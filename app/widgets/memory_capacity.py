@@ -4,56 +4,27 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import BaseModel
 
 from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad, idle_node
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import gb
-from app.engine.workload import TRAINING_PRECISIONS, GpuId, Mode, Precision, Sharding, split_field
-from app.widgets._fields import ModelId
+from app.engine.workload import ModelChoice, Sharding
+from app.widgets._fields import PlanFields
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
-from app.widgets.base import Widget
-from app.widgets.registry import register
+from app.widgets.base import Widget, default
 
 BAR_WIDTH = 360
 
 
-class Params(BaseModel):
-    """A model served or trained on some GPUs of one type."""
+class Params(PlanFields):
+    """A model served or trained on some GPUs of one type: the engine's request of POST /api/plan (through
+    PlanFields: every field, bound, validator and message declared there, once), with the slide's own starting
+    model and sharding."""
 
-    model: ModelId = Field(default="llama-3.1-70b", description="A catalog model id")
-    mode: Mode = Field(default="serve", description="serve or train")
-    precision: Precision = Field(default="bf16", description="Storage precision of the weights")
-    gpu: GpuId = Field(default="h100", description="GPU type")
-    gpus: int = Field(
-        default=1,
-        ge=1,
-        le=64,
-        description="GPUs sharing the work; serving: a count that divides the model's attention heads",
-    )
-    sharding: Sharding = Field(default="zero3", description="Training: how the state spreads over the GPUs")
-    batch_size: int = Field(default=1, ge=1, le=1024, description="Sequences together")
-    context_tokens: int = Field(
-        default=8192, ge=1, le=131_072, description="Tokens cached, or sequence length"
-    )
-
-    @field_validator("precision")
-    @classmethod
-    def _trainable(cls, value: str, info: ValidationInfo) -> str:
-        if info.data.get("mode") == "train" and value not in TRAINING_PRECISIONS:
-            raise ValueError(f"Training needs fp32, bf16, fp16 or fp8 weights; {value} is for serving only.")
-        return value
-
-    @field_validator("gpus")
-    @classmethod
-    def _even_split(cls, value: int, info: ValidationInfo) -> int:
-        """Serving splits every layer's attention heads over the GPUs (tensor parallel): the engine's rule and
-        message, beside the field."""
-        return split_field(value, info)
-
-    def request(self) -> PlanRequest:
-        return PlanRequest.model_validate(self.model_dump(include=set(PlanRequest.model_fields)))
+    model: ModelChoice = default(PlanRequest, "model", "llama-3.1-70b")
+    sharding: Sharding = default(PlanRequest, "sharding", "zero3")
 
 
 class Row(BaseModel):
@@ -124,14 +95,12 @@ def place(params: Params, view: CapacityView) -> NodeLoad:
     return node_load(view.plan)
 
 
-WIDGET = register(
-    Widget(
-        name="memory-capacity",
-        title="Does it fit in GPU memory?",
-        params=Params,
-        compute=compute,
-        template="widgets/memory-capacity.html",
-        node_load=place,
-        description="One GPU's share of a model, served or trained, against its memory.",
-    )
+WIDGET = Widget(
+    name="memory-capacity",
+    title="Does it fit in GPU memory?",
+    params=Params,
+    compute=compute,
+    template="widgets/memory-capacity.html",
+    node_load=place,
+    description="One GPU's share of a model, served or trained, against its memory.",
 )

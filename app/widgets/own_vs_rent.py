@@ -9,7 +9,6 @@ from app.engine.text import pct, usd
 from app.widgets._chart import Frame, Plot, nice_max
 from app.widgets._fields import engine_range
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 DEFAULTS = CostAssumptions()
 TABLE_UTILISATIONS = (0.1, 0.25, 0.5, 0.75, 1.0)
@@ -144,14 +143,12 @@ def _thousands(value: float) -> str:
     return f"${value / 1000:,.0f}k" if value else "$0"
 
 
-WIDGET = register(
-    Widget(
-        name="own-vs-rent",
-        title="Own a dgx-1 or rent the hours?",
-        params=Params,
-        compute=compute,
-        template="widgets/own-vs-rent.html",
-        description="Owning a dgx-1 against renting the same H100-hours at a chosen utilisation, with the "
-        "break-even utilisation; every default price illustrative, dated and sourced.",
-    )
+WIDGET = Widget(
+    name="own-vs-rent",
+    title="Own a dgx-1 or rent the hours?",
+    params=Params,
+    compute=compute,
+    template="widgets/own-vs-rent.html",
+    description="Owning a dgx-1 against renting the same H100-hours at a chosen utilisation, with the "
+    "break-even utilisation; every default price illustrative, dated and sourced.",
 )

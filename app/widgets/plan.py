@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from app.engine import memory
 from app.engine.errors import DoesNotFit
@@ -15,21 +14,9 @@ from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import gb
 from app.engine.training_memory import state_breakdown
-from app.engine.workload import (
-    MAX_GPUS,
-    TRAINING_PRECISIONS,
-    Checkpointing,
-    Mode,
-    Optimizer,
-    Precision,
-    Sharding,
-    checkpointing_value,
-    split_field,
-)
-from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key, engine_range
+from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, PlanFields, PredictKey, check_key
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Prediction, Widget
-from app.widgets.registry import register
 
 # Every knob of POST /api/plan that the widget can show, in the order the form lists them.
 KNOBS: tuple[str, ...] = (
@@ -86,7 +73,7 @@ OPTIONS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def _knob_list(value: Any) -> str:
+def _knob_list(value: object) -> str:
     """Knobs as a comma-separated string; a YAML list, 'all' or a list's text form are accepted too."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
@@ -99,70 +86,27 @@ def _knob_list(value: Any) -> str:
     return ",".join(names)
 
 
-class Params(BaseModel):
-    """The fields of POST /api/plan, and how the widget presents them."""
+class Params(PlanFields):
+    """The engine's request of POST /api/plan (app.engine.workload.PlanRequest, through PlanFields: every field,
+    bound, validator and message declared there, once), and how the widget presents it."""
 
-    model: ModelId = Field(default="llama-3.1-8b", description="A catalog model id")
-    mode: Mode = Field(default="serve", description="serve or train")
-    precision: Precision = Field(default="bf16", description="Storage precision of the weights")
-    kv_precision: Precision = Field(default="bf16", description="Storage precision of the KV cache")
-    gpus: int = Field(
-        default=1,
-        ge=1,
-        le=MAX_GPUS,
-        description="GPUs; beyond 8, several dgx-1 nodes; serving: a count that divides the model's attention heads",
-    )
-    sharding: Sharding = Field(default="none", description="Training: ZeRO stage")
-    batch_size: int = Field(default=1, ge=1, le=4096, description="Sequences together")
-    context_tokens: int = Field(
-        default=8192, ge=1, le=16_777_216, description="Tokens cached, or sequence length"
-    )
-    prompt_tokens: int = Field(default=1000, ge=1, le=16_777_216, description="Serving: tokens of a prompt")
-    output_tokens: int = Field(default=500, ge=1, le=16_777_216, description="Serving: tokens generated")
-    train_tokens: float = Field(
-        default=1e9, **engine_range(PlanRequest, "train_tokens"), allow_inf_nan=False, description="Training tokens"
-    )
-    optimizer: Optimizer = Field(default="adam", description="Training: optimizer")
-    activation_checkpointing: Checkpointing = Field(
-        default="none", description="Training: none, selective or full (true/false: full/none)"
-    )
-    mfu: float = Field(
-        default=0.4, **engine_range(PlanRequest, "mfu"), allow_inf_nan=False, description="Share of peak FLOPS reached"
-    )
-    knobs: str = Field(
-        default="", description="Controls shown: comma-separated names, 'all', or empty for a few"
-    )
+    knobs: str = Field(default="", description="Controls shown: comma-separated names, 'all', or empty for a few")
     launch: bool = Field(default=False, description="Show a Launch button")
     fixes: bool = Field(default=False, description="Offer the smallest changes that make the plan fit")
     predict: PredictKey = Field(default="", description="Ask for a guess first: true, gpu0_gb or launch")
-    launched: bool = Field(
-        default=False, description="Launch was pressed (set by the button, not by lessons)"
-    )
+    launched: bool = Field(default=False, description="Launch was pressed (set by the button, not by lessons)")
 
-    @field_validator("precision")
+    @field_validator("gpu")
     @classmethod
-    def _trainable(cls, value: str, info: ValidationInfo) -> str:
-        """Integer formats store weights for serving; training needs a float format."""
-        if info.data.get("mode") == "train" and value not in TRAINING_PRECISIONS:
-            raise ValueError(f"Training needs fp32, bf16, fp16 or fp8 weights; {value} is for serving only.")
+    def _on_dgx1(cls, value: str) -> str:
+        """The plan is placed on dgx-1, whose GPUs are H100s (the memory-capacity slide compares GPU types)."""
+        if value != "h100":
+            raise ValueError("This plan runs on dgx-1, whose GPUs are H100s.")
         return value
-
-    @field_validator("gpus")
-    @classmethod
-    def _even_split(cls, value: int, info: ValidationInfo) -> int:
-        """Serving splits every layer's attention heads over the GPUs (tensor parallel): the engine's rule and
-        message, beside the field."""
-        return split_field(value, info)
-
-    @field_validator("activation_checkpointing", mode="before")
-    @classmethod
-    def _checkpointing(cls, value: Any) -> Any:
-        """A lesson's old `activation_checkpointing: true` still means full."""
-        return checkpointing_value(value, text=True)
 
     @field_validator("knobs", mode="before")
     @classmethod
-    def _knobs(cls, value: Any) -> str:
+    def _knobs(cls, value: object) -> str:
         return _knob_list(value)
 
     @field_validator("predict")
@@ -182,10 +126,6 @@ class Params(BaseModel):
             return "gpu0_gb" if self.mode == "serve" else "launch"
         return self.predict
 
-    def request(self) -> PlanRequest:
-        """The engine's request for these fields."""
-        return PlanRequest.model_validate(self.model_dump(include=set(PlanRequest.model_fields)))
-
 
 class Row(BaseModel):
     """A line of the per-GPU table: the text twin of the bar."""
@@ -200,7 +140,7 @@ class FixLink(BaseModel):
     """A change that makes the plan fit, as the widget offers it."""
 
     sentence: str
-    changes: dict[str, Any]
+    changes: dict[str, object]
     fields: str = Field(description="The plan fields it changes, comma-separated (a hook for tests)")
 
 
@@ -341,15 +281,13 @@ def predict(params: Params, view: PlanView) -> Prediction:
     return Prediction(**answer, key="gpu0_gb", question=f"How many GB of GPU 0's {gb(mem.capacity, 0)} will it take?")
 
 
-WIDGET = register(
-    Widget(
-        name="plan",
-        title="Plan on dgx-1",
-        params=Params,
-        compute=compute,
-        template="widgets/plan.html",
-        node_load=place,
-        description="Any model served or trained on dgx-1: memory per GPU, the verdict, speed and why.",
-        predict=predict,
-    )
+WIDGET = Widget(
+    name="plan",
+    title="Plan on dgx-1",
+    params=Params,
+    compute=compute,
+    template="widgets/plan.html",
+    node_load=place,
+    description="Any model served or trained on dgx-1: memory per GPU, the verdict, speed and why.",
+    predict=predict,
 )

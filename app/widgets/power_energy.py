@@ -6,7 +6,6 @@ from pydantic import BaseModel, Field
 
 from app.engine.facility import Facility, FacilityRequest, facility
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 300
 
@@ -67,13 +66,11 @@ def compute(params: Params) -> PowerView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="power-energy",
-        title="Power and energy of dgx-1",
-        params=Params,
-        compute=compute,
-        template="widgets/power-energy.html",
-        description="dgx-1 nodes at a load: power against a room, energy over a period, its cost and CO₂.",
-    )
+WIDGET = Widget(
+    name="power-energy",
+    title="Power and energy of dgx-1",
+    params=Params,
+    compute=compute,
+    template="widgets/power-energy.html",
+    description="dgx-1 nodes at a load: power against a room, energy over a period, its cost and CO₂.",
 )

@@ -7,18 +7,16 @@ GET /companion/profile-data.csv streams; this module only checks the block's set
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from app.engine.profiling import SAFETY, WEB_MAX_MB, WEB_SIZES_MB
+from app.companion.profiling import SAFETY, WEB_MAX_MB, WEB_SIZES_MB
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 SIZES = WEB_SIZES_MB
 
 
-def _sizes(value: Any) -> str:
+def _sizes(value: object) -> str:
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
     parts = [p for p in re.split(r"[\s,\[\]'\"]+", str(value)) if p]
@@ -42,7 +40,7 @@ class Params(BaseModel):
 
     @field_validator("sizes_mb", mode="before")
     @classmethod
-    def _check_sizes(cls, value: Any) -> str:
+    def _check_sizes(cls, value: object) -> str:
         return _sizes(value)
 
     @model_validator(mode="after")
@@ -78,14 +76,12 @@ def compute(params: Params) -> ProfileSpec:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="profile",
-        title="Profile reading, parsing and arithmetic on this computer",
-        params=Params,
-        compute=compute,
-        template="widgets/profile.html",
-        description="A Web Worker times reading, parsing and arithmetic over a generated CSV file, on the "
-        "learner's own CPU.",
-    )
+WIDGET = Widget(
+    name="profile",
+    title="Profile reading, parsing and arithmetic on this computer",
+    params=Params,
+    compute=compute,
+    template="widgets/profile.html",
+    description="A Web Worker times reading, parsing and arithmetic over a generated CSV file, on the "
+    "learner's own CPU.",
 )

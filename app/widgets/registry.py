@@ -1,32 +1,31 @@
-"""The widgets GPU Classroom knows, by name."""
+"""The widgets GPU Classroom knows, by name (the list itself is app/widgets/catalog.py)."""
 
 from __future__ import annotations
 
-from app.widgets.base import Widget
+from functools import cache
 
-WIDGETS: dict[str, Widget] = {}
-
-
-def register(widget: Widget) -> Widget:
-    """Add a widget to the registry (names are unique)."""
-    if widget.name in WIDGETS:
-        raise ValueError(f"widget '{widget.name}' registered twice")
-    WIDGETS[widget.name] = widget
-    return widget
+from app.widgets.base import AnyWidget
 
 
-def get_widget(name: str) -> Widget | None:
+@cache
+def _by_name() -> dict[str, AnyWidget]:
+    """The catalog by name, built once; names are unique. (Imported here, not at the top: a widget that links to
+    others, five_questions, looks them up here while the catalog imports it.)"""
+    from app.widgets.catalog import WIDGETS
+
+    found: dict[str, AnyWidget] = {}
+    for widget in WIDGETS:
+        if widget.name in found:
+            raise ValueError(f"widget '{widget.name}' listed twice")
+        found[widget.name] = widget
+    return found
+
+
+def get_widget(name: str) -> AnyWidget | None:
     """The widget called `name`, or None."""
-    _load_all()
-    return WIDGETS.get(name)
+    return _by_name().get(name)
 
 
-def all_widgets() -> dict[str, Widget]:
-    """Every registered widget."""
-    _load_all()
-    return dict(WIDGETS)
-
-
-def _load_all() -> None:
-    # Importing a widget module registers it; the list lives in one place.
-    from app.widgets import catalog  # noqa: F401
+def all_widgets() -> dict[str, AnyWidget]:
+    """Every widget, by name, in the catalog's order."""
+    return dict(_by_name())

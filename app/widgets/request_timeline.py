@@ -13,7 +13,6 @@ from app.engine.workload import splits_heads
 from app.widgets._chart import Tick, nice_step, ticks
 from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 CACHE_TOKENS = 8192  # tokens of KV cache the server keeps for a request (more if the request is longer)
 SPLITS = (1, 2, 4, 8, 16)  # tensor-parallel splits tried, fewest GPUs first
@@ -148,15 +147,13 @@ def node_load(params: Params, result: Result) -> NodeLoad:
     return result.node
 
 
-WIDGET = register(
-    Widget(
-        name="request-timeline",
-        title="Follow one request",
-        params=Params,
-        compute=compute,
-        template="widgets/request-timeline.html",
-        node_load=node_load,
-        description="One prefill, then one decode step per output token, drawn to scale; doubling the answer "
-        "against doubling the prompt.",
-    )
+WIDGET = Widget(
+    name="request-timeline",
+    title="Follow one request",
+    params=Params,
+    compute=compute,
+    template="widgets/request-timeline.html",
+    node_load=node_load,
+    description="One prefill, then one decode step per output token, drawn to scale; doubling the answer "
+    "against doubling the prompt.",
 )

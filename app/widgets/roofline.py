@@ -13,7 +13,6 @@ from app.engine.workload import Precision
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Prediction, Widget
-from app.widgets.registry import register
 
 PLOT_W, PLOT_H = 420, 210
 X_AXIS = (-1, 4)  # intensity from 0.1 to 10,000 FLOPs per byte
@@ -53,6 +52,9 @@ class RooflineChart(BaseModel):
     """The roofs, the ridge and the operating points, in SVG units."""
 
     roof: str = Field(description="SVG polyline points of the roofline")
+    achieved: str = Field(
+        default="", description="SVG polyline points of what real kernels reach: MAMF share and achieved bandwidth"
+    )
     ridge_x: float
     peak_y: float
     dots: list[Dot]
@@ -88,6 +90,12 @@ def _chart(r: DecodeRoofline) -> RooflineChart:
     rl = r.roofline
     left = 10.0 ** X_AXIS[0]
     corners = [(left, left * rl.bandwidth), (rl.ridge, rl.peak_flops), (10.0 ** X_AXIS[1], rl.peak_flops)]
+    knee = rl.achieved_peak_flops / rl.achieved_bandwidth
+    below = [
+        (left, left * rl.achieved_bandwidth),
+        (knee, rl.achieved_peak_flops),
+        (10.0 ** X_AXIS[1], rl.achieved_peak_flops),
+    ]
     points = [("weights", "Decode, weights only", r.weights_only)]
     if r.with_kv is not None:
         points.append(
@@ -95,6 +103,7 @@ def _chart(r: DecodeRoofline) -> RooflineChart:
         )
     return RooflineChart(
         roof=" ".join(f"{xs.pos(a)},{ys.pos(b)}" for a, b in corners),
+        achieved=" ".join(f"{xs.pos(a)},{ys.pos(b)}" for a, b in below),
         ridge_x=xs.pos(rl.ridge),
         peak_y=ys.pos(rl.peak_flops),
         dots=[
@@ -162,15 +171,13 @@ def predict(params: Params, view: RooflineView) -> Prediction:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="roofline",
-        title="The roofline",
-        params=Params,
-        compute=compute,
-        template="widgets/roofline.html",
-        node_load=place,
-        description="Log-log roofline of an H100 with decode's operating point moved by the batch.",
-        predict=predict,
-    )
+WIDGET = Widget(
+    name="roofline",
+    title="The roofline",
+    params=Params,
+    compute=compute,
+    template="widgets/roofline.html",
+    node_load=place,
+    description="Log-log roofline of an H100 with decode's operating point moved by the batch.",
+    predict=predict,
 )

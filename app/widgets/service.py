@@ -1,20 +1,21 @@
 """The widget lifecycle in one place: parse the lesson's values and the query, validate, compute, place the work
 on dgx-1 and say what the form shows next. Routers and page services call `render`; nothing else computes a widget.
 
-    render(widget, lesson_params, query) -> WidgetInstance
+    render(widget: Widget[P, R], lesson_params, query) -> WidgetInstance[P, R]
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import Generic, TypeGuard
 
 from pydantic import BaseModel, Field, ValidationError
 
 from app.engine.errors import EngineError
 from app.engine.placement import NodeLoad
 from app.widgets._live import LiveRun
-from app.widgets.base import ParamErrors, Widget, field_errors, parse_params
+from app.widgets.base import P, ParamErrors, R, Widget, field_errors, parse_params
 
 # A widget's number on its step, counted from 1: `w=2` in an update, `w2.gpus=4` in a step's address.
 W_MIN, W_MAX = 1, 99
@@ -32,7 +33,7 @@ class WidgetAddress(BaseModel):
     @classmethod
     def from_query(cls, query: Mapping[str, str]) -> WidgetAddress:
         """The envelope of an update's query string; a malformed part falls back to its default, on its own."""
-        fields: dict[str, Any] = {}
+        fields: dict[str, str] = {}
         for name in cls.model_fields:
             if name not in query:
                 continue
@@ -53,7 +54,7 @@ EMPTY = "Enter a value."
 USED_PREFIX = "used."  # `used.gpus`: the value of `gpus` the page's result was computed from (a hidden field)
 
 
-class WidgetInstance(BaseModel):
+class WidgetInstance(BaseModel, Generic[P, R]):
     """One widget computed for one set of inputs.
 
     `values` is what the form shows (the lesson's values, then what was typed); `errors` a sentence per field
@@ -61,14 +62,15 @@ class WidgetInstance(BaseModel):
     valid value (the page's `used.<field>`, else the lesson's), every other field's typed value. The form sends
     `used` back in hidden fields, so the next refusal keeps the last valid value of that field, not the lesson's."""
 
-    name: str
-    title: str
+    name: str = Field(description="The widget's name, as in a lesson's block and its address")
+    title: str = Field(description="The widget's title")
+    template: str = Field(description="The widget's template, whose `result` and `errors` blocks an update sends")
     values: dict[str, str] = Field(description="Each input as the form shows it")
     defaults: dict[str, str] = Field(description="The lesson's own values as text: a link names only what differs")
     errors: dict[str, str] = Field(default_factory=dict, description="A readable message per refused field")
     used: dict[str, str] = Field(default_factory=dict, description="Each input as the result used it, as text")
-    params: BaseModel = Field(description="The validated inputs the result was computed from")
-    result: BaseModel = Field(description="The widget's compute(params)")
+    params: P = Field(description="The validated inputs the result was computed from")
+    result: R = Field(description="The widget's compute(params)")
     node: NodeLoad | None = Field(default=None, description="The work placed on dgx-1, if the widget places any")
     running: bool | None = Field(default=None, description="A live run: still running; None for other widgets")
 
@@ -83,7 +85,9 @@ class WidgetInstance(BaseModel):
         return bool(self.errors)
 
 
-def render(widget: Widget, lesson_params: Mapping[str, Any], query: Mapping[str, Any]) -> WidgetInstance:
+def render(
+    widget: Widget[P, R], lesson_params: Mapping[str, object], query: Mapping[str, str]
+) -> WidgetInstance[P, R]:
     """Validate, compute and place one widget, field by field: a refused field (by its Params or by the engine)
     keeps its last valid value and its message, and every other field is used as typed."""
     fields = widget.params.model_fields
@@ -93,25 +97,23 @@ def render(widget: Widget, lesson_params: Mapping[str, Any], query: Mapping[str,
     last = {k: str(query[USED_PREFIX + k]) for k in fields if USED_PREFIX + k in query}
     params, result, node, errors = _fallback(widget, lesson_params, {**defaults, **last}, last, typed)
     values = {**defaults, **typed}
-    live = result if isinstance(result, LiveRun) else None
+    live = result if _live(result) else None
     used = {k: as_text(getattr(params, k, "")) for k in fields}
     if live is not None:
         values.update(live.form_values())  # a live run's start time travels with the page
         for key in live.form_values():
             used.pop(key, None)  # the run's clock is the form's own hidden fields
     return WidgetInstance(
-        name=widget.name, title=widget.title, values=values, defaults=defaults, errors=errors, used=used,
-        params=params, result=result, node=node, running=live.is_running() if live is not None else None,
+        name=widget.name, title=widget.title, template=widget.template, values=values, defaults=defaults,
+        errors=errors, used=used, params=params, result=result, node=node,
+        running=live.is_running() if live is not None else None,
     )  # fmt: skip
 
 
-Computed = tuple[BaseModel, BaseModel, NodeLoad | None]
-
-
 def _fallback(
-    widget: Widget, lesson: Mapping[str, Any], shown: Mapping[str, str], last: Mapping[str, str],
+    widget: Widget[P, R], lesson: Mapping[str, object], shown: Mapping[str, str], last: Mapping[str, str],
     typed: Mapping[str, str],
-) -> tuple[BaseModel, BaseModel, NodeLoad | None, dict[str, str]]:
+) -> tuple[P, R, NodeLoad | None, dict[str, str]]:
     """Compute from the typed values; a refused field falls back to its last valid value, then to the lesson's,
     and keeps its message. A rule across fields refusing a field not changed now takes back one of the fields
     just changed (the first whose return is accepted). `shown` is each field's value before this change. Each
@@ -142,8 +144,8 @@ def _fallback(
 
 
 def _attempt(
-    widget: Widget, lesson: Mapping[str, Any], chosen: Mapping[str, str], shown: Mapping[str, str]
-) -> Computed | dict[str, str]:
+    widget: Widget[P, R], lesson: Mapping[str, object], chosen: Mapping[str, str], shown: Mapping[str, str]
+) -> tuple[P, R, NodeLoad | None] | dict[str, str]:
     """The widget computed from these values, or a message per refused field."""
     try:
         params = parse_params(widget, lesson, chosen)
@@ -170,14 +172,27 @@ def _back(chosen: Mapping[str, str], keys: list[str], last: Mapping[str, str]) -
     return back
 
 
-def _computed(widget: Widget, params: BaseModel) -> tuple[BaseModel, NodeLoad | None]:
+def _computed(widget: Widget[P, R], params: P) -> tuple[R, NodeLoad | None]:
     result = widget.compute(params)
     if widget.node_load is not None:
         return result, widget.node_load(params, result)
-    return result, result.placement() if isinstance(result, LiveRun) else None
+    return result, result.placement() if _live(result) else None
 
 
-def engine_errors(widget: Widget, exc: EngineError | ValidationError, changed: Mapping[str, str]) -> dict[str, str]:
+def _live(result: BaseModel) -> TypeGuard[LiveRun]:
+    """A live run's result? Asked of its class once: a runtime-checkable Protocol's isinstance walks the protocol's
+    members on every call (about 11 µs, twice on every update of every widget)."""
+    return _live_class(type(result))
+
+
+@cache
+def _live_class(kind: type[BaseModel]) -> bool:
+    return issubclass(kind, LiveRun)
+
+
+def engine_errors(
+    widget: Widget[P, R], exc: EngineError | ValidationError, changed: Mapping[str, str]
+) -> dict[str, str]:
     """The engine's refusal as a message beside a field: the field it names when the widget has one, else the
     first input the learner changed."""
     if isinstance(exc, ValidationError):
@@ -188,7 +203,7 @@ def engine_errors(widget: Widget, exc: EngineError | ValidationError, changed: M
     return {key: str(exc)}
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     """A value as a form field holds it and a person types it."""
     if isinstance(value, bool):
         return "true" if value else "false"

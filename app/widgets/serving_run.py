@@ -11,13 +11,12 @@ from app.engine.models import CATALOG, check_model_id
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import serving_load, serving_request
-from app.engine.serving_run import ServingRun, ServingSnapshot, ServingStretch, simulate_serving
+from app.engine.serving_run import ServingRun, ServingSnapshot, ServingStretch, batch_that_fits, simulate_serving
 from app.engine.text import num, seconds
 from app.engine.workload import splits_heads
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot, nice_max
 from app.widgets.base import Widget, one_of
-from app.widgets.registry import register
 
 SIMULATED_SECONDS = 300  # the run shows five minutes of traffic; a real service keeps going
 BATCH_CHOICES = (1, 4, 8, 16, 32, 64, 128, 256)
@@ -78,6 +77,13 @@ class Result(_live.LiveResult):
     load: float = Field(default=0, description="Arrival rate ÷ capacity")
     growth_per_second: float = Field(default=0, description="Queue growth a second past saturation")
     user_tokens_per_second: float = 0
+    ttft_projected: bool = Field(
+        default=False, description="The time to first token is longer than the run so far: a projection"
+    )
+    larger_batch: int | None = Field(
+        default=None, description="A batch-limit choice above the present one that still fits in memory, if any"
+    )
+    fits_batch: int = Field(default=0, description="The largest batch the GPUs' memory holds, up to 4,096")
     arrivals_chart: MiniChart | None = None
     queue_chart: MiniChart | None = None
     ttft_chart: MiniChart | None = None
@@ -88,7 +94,9 @@ def _run(p: Params, gpus: int) -> ServingRun:
 
 
 def _fitting_run(p: Params) -> tuple[ServingRun, ServingSnapshot]:
-    """The run on the fewest GPUs of dgx-1 that hold the model (tensor parallel); DoesNotFit if none do."""
+    """The run on the fewest GPUs of dgx-1 that hold the model and one sequence's KV cache (tensor parallel), the
+    plan's own memory breakdown; its batch is then what that memory holds (serving_run.batch_that_fits), so the
+    dgx-1 panel, sized from the same plan, agrees. DoesNotFit if no split holds one sequence."""
     error: DoesNotFit | None = None
     for gpus in (n for n in NODE_SPLITS if splits_heads(CATALOG[p.model], n)):  # counts that divide the heads
         run = _run(p, gpus)
@@ -147,11 +155,18 @@ def _ttft_label(value: float) -> str:
     return f"{value:g}"
 
 
+VERDICTS = {
+    "keeping up": "keeping up",
+    "draining": "draining the queue left from before",
+    "saturated": "saturated: the queue keeps growing",
+}
+
+
 def _announce(state: _live.LiveState, snap: ServingSnapshot | None) -> str:
     """What a screen reader hears: only when the status or the verdict changes."""
     if state.status == "ready" or snap is None:
         return "Serving run ready to start."
-    verdict = "saturated: the queue keeps growing" if snap.saturated else "keeping up"
+    verdict = VERDICTS[snap.state]
     if state.status == "finished":
         return f"Serving run finished after {SIMULATED_SECONDS // 60} simulated minutes, {verdict}."
     if state.status == "paused":
@@ -200,23 +215,24 @@ def compute(params: Params) -> Result:
     shown = None if live.status == "ready" else snap
     arrivals, queue, ttft = _charts(snap)
     mu = snap.capacity_requests_per_second
+    fits = batch_that_fits(run.model_copy(update={"max_batch": 4096}))
+    larger = next((b for b in BATCH_CHOICES if params.max_batch < b <= fits), None)
     return Result(
         **base, fits=True, gpus=run.gpus, precision=run.precision, live=live, speed=speed,
         prompt_tokens=run.prompt_tokens, output_tokens=run.output_tokens, snap=snap, load=params.arrival_rate / mu,
         growth_per_second=max(0.0, params.arrival_rate - mu), user_tokens_per_second=1 / snap.tpot_seconds,
+        ttft_projected=snap.ttft_seconds > max(snap.elapsed_seconds, 1.0), larger_batch=larger, fits_batch=fits,
         arrivals_chart=arrivals, queue_chart=queue, ttft_chart=ttft, announcement=_announce(live, shown),
-        node=serving_load(run, shown, running=live.running),
+        node=serving_load(run, shown, running=live.running, finished=live.status == "finished"),
     )  # fmt: skip
 
 
-WIDGET = register(
-    Widget(
-        name="serving-run",
-        title="A chat service on dgx-1",
-        params=Params,
-        compute=compute,
-        template="widgets/serving-run.html",
-        description="A live serving run: arrivals, continuous batching, queue, time to first token, time per "
-        "output token, throughput, and what saturation looks like.",
-    )
+WIDGET = Widget(
+    name="serving-run",
+    title="A chat service on dgx-1",
+    params=Params,
+    compute=compute,
+    template="widgets/serving-run.html",
+    description="A live serving run: arrivals, continuous batching, queue, time to first token, time per "
+    "output token, throughput, and what saturation looks like.",
 )

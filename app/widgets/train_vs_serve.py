@@ -7,7 +7,6 @@ from pydantic import BaseModel, Field
 from app.engine.comparison import TrainVsServe, train_vs_serve
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 LIMITS = {"compute": "compute", "memory-bandwidth": "memory bandwidth", "capacity": "capacity"}
 
@@ -41,13 +40,11 @@ def compute(params: Params) -> ComparisonView:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="train-vs-serve",
-        title="Training and inference, side by side",
-        params=Params,
-        compute=compute,
-        template="widgets/train-vs-serve.html",
-        description="Memory, FLOPs per token, limit, metric and schedule for both jobs of one model.",
-    )
+WIDGET = Widget(
+    name="train-vs-serve",
+    title="Training and inference, side by side",
+    params=Params,
+    compute=compute,
+    template="widgets/train-vs-serve.html",
+    description="Memory, FLOPs per token, limit, metric and schedule for both jobs of one model.",
 )

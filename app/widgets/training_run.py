@@ -26,7 +26,6 @@ from app.engine.training_run import (
 from app.widgets import _live
 from app.widgets._chart import Frame, Plot
 from app.widgets.base import Widget, one_of
-from app.widgets.registry import register
 
 # A starved run plays slower on screen, but at most this many times slower than the GPUs' own pace.
 MAX_SLOWDOWN = 4
@@ -224,14 +223,12 @@ def compute(params: Params) -> Result:
     )  # fmt: skip
 
 
-WIDGET = register(
-    Widget(
-        name="training-run",
-        title="A training run on dgx-1",
-        params=Params,
-        compute=compute,
-        template="widgets/training-run.html",
-        description="A live training run: 6·N·D FLOPs at an MFU, tokens/s, ETA, loss, utilisation, power, "
-        "checkpoints, and a data loader that can starve the GPUs.",
-    )
+WIDGET = Widget(
+    name="training-run",
+    title="A training run on dgx-1",
+    params=Params,
+    compute=compute,
+    template="widgets/training-run.html",
+    description="A live training run: 6·N·D FLOPs at an MFU, tokens/s, ETA, loss, utilisation, power, "
+    "checkpoints, and a data loader that can starve the GPUs.",
 )

@@ -13,7 +13,6 @@ from app.engine.workload import Optimizer
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 BAR_WIDTH = 400
 OPTIMIZERS = [
@@ -93,14 +92,12 @@ def place(params: Params, view: StateView) -> NodeLoad:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="training-state",
-        title="Training-state breakdown",
-        params=Params,
-        compute=compute,
-        template="widgets/training-state.html",
-        node_load=place,
-        description="Bytes a parameter for weights, gradients, master copy and optimizer moments, summed.",
-    )
+WIDGET = Widget(
+    name="training-state",
+    title="Training-state breakdown",
+    params=Params,
+    compute=compute,
+    template="widgets/training-state.html",
+    node_load=place,
+    description="Bytes a parameter for weights, gradients, master copy and optimizer moments, summed.",
 )

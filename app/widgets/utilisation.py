@@ -13,7 +13,6 @@ from app.engine.utilisation import ServingUtilisation, serving_utilisation
 from app.engine.workload import GpuId, Precision
 from app.widgets._fields import ModelId
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 GAUGE_WIDTH = 240
 
@@ -94,14 +93,12 @@ def place(params: Params, view: UtilisationView) -> NodeLoad:
     )  # fmt: skip
 
 
-WIDGET = register(
-    Widget(
-        name="utilisation",
-        title="Busy is not useful",
-        params=Params,
-        compute=compute,
-        template="widgets/utilisation.html",
-        node_load=place,
-        description="A serving GPU's busy share against its useful compute and bandwidth, and the cost.",
-    )
+WIDGET = Widget(
+    name="utilisation",
+    title="Busy is not useful",
+    params=Params,
+    compute=compute,
+    template="widgets/utilisation.html",
+    node_load=place,
+    description="A serving GPU's busy share against its useful compute and bandwidth, and the cost.",
 )

@@ -11,7 +11,6 @@ from app.engine.storage import COMPARED_BITS, WeightStorage, precisions_at, weig
 from app.engine.text import gb
 from app.widgets._fields import TypedCount
 from app.widgets.base import Widget, one_of
-from app.widgets.registry import register
 
 
 class Params(BaseModel):
@@ -46,14 +45,12 @@ def node_load(params: Params, result: Result) -> NodeLoad:
     )
 
 
-WIDGET = register(
-    Widget(
-        name="weight-storage",
-        title="Weight-storage calculator",
-        params=Params,
-        compute=compute,
-        template="widgets/weight-storage.html",
-        node_load=node_load,
-        description="Ideal storage of the weights alone at each storage width, in GB and GiB.",
-    )
+WIDGET = Widget(
+    name="weight-storage",
+    title="Weight-storage calculator",
+    params=Params,
+    compute=compute,
+    template="widgets/weight-storage.html",
+    node_load=node_load,
+    description="Ideal storage of the weights alone at each storage width, in GB and GiB.",
 )

@@ -8,18 +8,17 @@ web layer (app/web/companion.py), and saving goes to POST /companion/sheet.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from app.engine.worksheet import FIELD_KEYS, FIELDS, FieldSpec
 from app.widgets.base import Widget
-from app.widgets.registry import register
 
 EXPORTS = ("markdown", "json")
 
 
-def _names(value: Any, allowed: tuple[str, ...], what: str) -> str:
+def _names(value: object, allowed: tuple[str, ...], what: str) -> str:
     """A YAML list, a comma-separated string or a list's text form, checked against `allowed`."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
@@ -39,12 +38,12 @@ class Params(BaseModel):
 
     @field_validator("fields", mode="before")
     @classmethod
-    def _fields(cls, value: Any) -> str:
+    def _fields(cls, value: object) -> str:
         return _names(value, FIELD_KEYS, "Fields")
 
     @field_validator("export", mode="before")
     @classmethod
-    def _export(cls, value: Any) -> str:
+    def _export(cls, value: object) -> str:
         return _names(value, EXPORTS, "Exports")
 
 
@@ -62,14 +61,12 @@ def compute(params: Params) -> SheetSpec:
     return SheetSpec(specs=[f for f in specs if f.key in shown], exports=params.export.split(","))
 
 
-WIDGET = register(
-    Widget(
-        name="workload-sheet",
-        title="Your workload sheet",
-        params=Params,
-        compute=compute,
-        template="widgets/workload-sheet.html",
-        description="Input, preparation, computation, outputs and dependencies, each number known or to measure; "
-        "autosaved, exported as Markdown and JSON.",
-    )
+WIDGET = Widget(
+    name="workload-sheet",
+    title="Your workload sheet",
+    params=Params,
+    compute=compute,
+    template="widgets/workload-sheet.html",
+    description="Input, preparation, computation, outputs and dependencies, each number known or to measure; "
+    "autosaved, exported as Markdown and JSON.",
 )

@@ -160,8 +160,8 @@ def serving(command: list[str], health: str, env: dict[str, str] | None = None, 
 
 def ours(port: int) -> Any:
     env = {"GPU_CLASSROOM_DATA_DIR": tempfile.mkdtemp(), "GPU_CLASSROOM_SECRET_KEY": "bench"}
-    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-               "--log-level", "warning", "--no-access-log"]
+    command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
+               "--port", str(port), "--log-level", "warning", "--no-access-log"]
     return serving(command, f"http://127.0.0.1:{port}/healthz", env)
 
 

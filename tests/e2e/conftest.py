@@ -8,8 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +52,7 @@ class Server:
 
 
 def start_server(data_dir: Path, lessons: Path = ROOT / "lessons", **env: str) -> Server:
-    """Start `uvicorn app.main:app` on a free port and wait until /healthz answers."""
+    """Start `uvicorn --factory app.main:create_app` on a free port and wait until /healthz answers."""
     port = free_port()
     full_env = {
         **os.environ,
@@ -68,7 +67,8 @@ def start_server(data_dir: Path, lessons: Path = ROOT / "lessons", **env: str) -
             sys.executable,
             "-m",
             "uvicorn",
-            "app.main:app",
+            "--factory",
+            "app.main:create_app",
             "--host",
             "127.0.0.1",
             "--port",
@@ -170,52 +170,8 @@ def watch(page: Page, base: str) -> Watched:
     page.on("console", lambda m: w.console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: w.console_errors.append(str(e)))
     page.on("request", lambda r: w.requests.append(r.url))
-    page.on("websocket", lambda ws: w.requests.append("http" + ws.url[2:]))  # ws://host/... as http://host/...
     page.set_default_timeout(10_000)
     return w
-
-
-@dataclass
-class Answer:
-    """A widget's answer as htmx received it, over HTTP or over the page's socket (static/app.js)."""
-
-    url: str = ""
-    status: int = 0
-    body: str = ""
-    socket: bool = False
-
-    def text(self) -> str:
-        return self.body
-
-
-# Keeps every answer htmx receives in the page (over either transport), for widget_answer below.
-KEEP_ANSWERS = """() => { window.gcAnswers = [];
-  if (window.gcAnswersKept) return;
-  window.gcAnswersKept = true;
-  document.addEventListener('htmx:afterRequest', (event) => {
-    const xhr = event.detail.xhr;
-    if (xhr && xhr.status) window.gcAnswers.push({url: xhr.responseURL, status: xhr.status,
-      body: String(xhr.response || ''), socket: Boolean(xhr.gcSocket)});
-  }, true);
-}"""
-
-
-@contextmanager
-def widget_answer(page: Page, wanted: Callable[[str], bool], timeout_ms: int = 10_000) -> Iterator[Answer]:
-    """Wait, after the block, for the first answer htmx receives whose URL `wanted` accepts, as
-    `page.expect_response` would, but for either transport: a widget's update travels over the page's
-    WebSocket when it is open, which Playwright does not see as a response."""
-    page.evaluate(KEEP_ANSWERS)
-    got = Answer()
-    yield got
-    deadline = time.monotonic() + timeout_ms / 1000
-    while time.monotonic() < deadline:
-        for found in page.evaluate("() => window.gcAnswers"):
-            if wanted(found["url"]):
-                got.url, got.status, got.body, got.socket = (found[k] for k in ("url", "status", "body", "socket"))
-                return
-        page.wait_for_timeout(20)
-    raise AssertionError(f"no widget answer in {timeout_ms} ms")
 
 
 @pytest.fixture

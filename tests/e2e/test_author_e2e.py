@@ -117,8 +117,29 @@ def test_a_broken_drill_is_reported_at_its_key_and_the_drill_still_works(author:
     step = author.lessons / "demo" / "02-drill-memory-for-the-weights.md"
     good = step.read_text()
     save(step, good.replace("choices: [fp32, bf16, fp8, int4]", "choices: [fp32, bf16, fp7, int4]"))
-    line = next(n for n, text in enumerate(good.splitlines(), 1) if "answer: model(llm).parameters * bytes" in text)
-    expect(page.get_by_role("alert")).to_contain_text(f"{step}:{line}: drill weights-to-serve: parts.0.answer:",
-                                                      timeout=LIVE_MS)  # fmt: skip
+    line = next(n for n, text in enumerate(good.splitlines(), 1) if "weights: size * bytes_per_parameter" in text)
+    expect(page.get_by_role("alert")).to_contain_text(f"{step}:{line}: drill weights-to-serve: let.weights:",
+                                                      timeout=LIVE_MS)
     expect(page.locator("section.drill")).to_contain_text("How much memory do the weights take?")
+    w.assert_clean()
+
+
+def test_a_broken_save_while_scrolled_down_shows_its_banner_in_view(author: Author, context: BrowserContext) -> None:
+    w = watch(context.new_page(), author.url)
+    page = w.page
+    page.set_viewport_size({"width": 1000, "height": 400})
+    page.goto(f"{author.url}/lessons/demo/2")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function("window.scrollY > 300")
+    step = author.lessons / "demo" / "02-drill-memory-for-the-weights.md"
+    good = step.read_text()
+    save(step, good.replace("    tolerance: 0.02", "    tolerence: 0.02"))
+    banner = page.get_by_role("alert").filter(has_text="problem in this lesson")
+    expect(banner).to_contain_text("unknown key 'tolerence' (did you mean tolerance?)", timeout=LIVE_MS)
+    page.wait_for_function("window.scrollY > 300")  # the reader's place is kept ...
+    expect(banner).to_be_in_viewport()  # ... and the banner is in view all the same
+    page.mouse.wheel(0, 600)
+    expect(banner).to_be_in_viewport()
+    save(step, good)
+    expect(banner).to_have_count(0, timeout=LIVE_MS)
     w.assert_clean()

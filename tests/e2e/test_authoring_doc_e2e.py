@@ -65,8 +65,10 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def base_env(here: Path) -> dict[str, str]:
-    return {**os.environ, "GPU_CLASSROOM_DATA_DIR": str(here / "data"), "GPU_CLASSROOM_SECRET_KEY": "e2e-secret",
-            "GPU_CLASSROOM_LESSONS_DIR": str(ROOT / "lessons")}  # fmt: skip
+    """An author's shell: no lesson setting at all (the built-in lessons are found from the installed code)."""
+    assert ROOT not in here.parents
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_CLASSROOM_LESSONS")}
+    return {**env, "GPU_CLASSROOM_DATA_DIR": str(here / "data"), "GPU_CLASSROOM_SECRET_KEY": "e2e-secret"}
 
 
 def test_the_check_command_prints_what_the_doc_says(written: Path) -> None:
@@ -158,10 +160,10 @@ def test_the_served_lesson_has_its_widget_and_its_drills_grade_right_and_wrong(
     w.assert_clean()
 
 
-def test_the_served_lesson_can_be_taught_as_a_class(served: str) -> None:
+def test_the_served_lesson_can_be_taught_as_a_class_beside_the_built_in_ones(served: str) -> None:
     with httpx.Client(base_url=served) as c:
         teach = c.get("/teach").text
-    assert '<option value="serving-memory"' in teach
+    assert '<option value="serving-memory"' in teach and '<option value="what-ai-workloads-need"' in teach
 
 
 @pytest.mark.parametrize("step", [1, 2, 3])

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.conftest import Server, Watched, widget_answer
+from tests.e2e.conftest import Server, Watched
 
 pytestmark = pytest.mark.e2e
 FLAGSHIP = "/lessons/what-ai-workloads-need"
@@ -52,7 +52,7 @@ def test_after_launch_on_step_4_the_arrow_keys_stay_on_the_step(watched: Watched
     page = watched.page
     page.goto(server.url + FLAGSHIP + "/4")
     plan = open_plan(page)
-    with widget_answer(page, lambda url: "/widgets/plan" in url):
+    with page.expect_response(lambda r: "/widgets/plan" in r.url):
         plan.get_by_role("button", name="Launch").click()
     expect(plan.locator("[data-launch]")).to_be_visible()
     page.keyboard.press("ArrowRight")
@@ -84,7 +84,7 @@ def test_after_a_fix_on_step_14_the_arrow_keys_stay_and_back_undoes_one_state_at
     plan = page.locator('[data-widget="plan"]')
     batch = plan.get_by_label("Batch size")
     for value in ("2", "3"):  # two pauses: two states
-        with widget_answer(page, lambda url: "/widgets/plan" in url):
+        with page.expect_response(lambda r: "/widgets/plan" in r.url):
             batch.fill(value)
         expect(page).to_have_url(re.compile(rf"w\d\.batch_size={value}\b"))
     back(page)
@@ -121,10 +121,10 @@ def test_back_pressed_before_the_pause_ends_keeps_what_was_typed(watched: Watche
     page.goto(server.url + FLAGSHIP + "/14")
     plan = open_plan(page)
     batch = plan.get_by_label("Batch size")
-    with widget_answer(page, lambda url: "/widgets/plan" in url):
+    with page.expect_response(lambda r: "/widgets/plan" in r.url):
         batch.fill("2")
     expect(page).to_have_url(re.compile(r"w\d\.batch_size=2\b"))  # the pause recorded it
-    with widget_answer(page, lambda url: "/widgets/plan" in url):
+    with page.expect_response(lambda r: "/widgets/plan" in r.url):
         batch.fill("3")
     page.evaluate("history.back()")  # at once, inside the pause
     page.wait_for_timeout(600)

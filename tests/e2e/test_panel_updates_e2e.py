@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, Response, expect
 
-from tests.e2e.conftest import Answer, Server, Watched, widget_answer
+from tests.e2e.conftest import Server, Watched
 
 pytestmark = pytest.mark.e2e
 STEP = "/lessons/what-ai-workloads-need/1"  # weight-storage (w1), then a predict-first plan (w2)
-KEY = re.compile(r'id="dgx-panel-key" name="panel_key" value="([0-9a-f]+)"')
+KEY = re.compile(r'<aside id="dgx-panel"[^>]*data-key="([0-9a-f]+)"')
 # An element's text with its spacing evened out, less the panel's parts that never change (data-kept: the legend,
 # which an answer's copy leaves to the page).
 TEXT = """const text = (el) => { const copy = el.cloneNode(true);
@@ -21,15 +21,15 @@ TEXT = """const text = (el) => { const copy = el.cloneNode(true);
              return copy.textContent.replace(/\\s+/g, ' ').trim(); };"""
 
 
-def answer(page: Page, name: str, edit: Locator, value: str) -> Answer:
+def answer(page: Page, name: str, edit: Locator, value: str) -> Response:
     """Make one edit of a widget's field and return the answer it brought."""
-    with widget_answer(page, lambda url: f"/widgets/{name}?" in url) as got:
+    with page.expect_response(lambda r: f"/widgets/{name}?" in r.url) as got:
         if edit.evaluate("el => el.tagName") == "SELECT":
             edit.select_option(value)
         else:
             edit.fill(value)
     page.wait_for_function("() => !document.querySelector('.htmx-request')")
-    return got
+    return got.value
 
 
 def truth(page: Page, server: Server, wid: str) -> tuple[str, str, str]:

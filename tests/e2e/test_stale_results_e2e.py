@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.conftest import DOCS_SHOTS, Server, Watched, widget_answer
+from tests.e2e.conftest import DOCS_SHOTS, Server, Watched
 
 pytestmark = pytest.mark.e2e
 LESSON = "what-ai-workloads-need"
@@ -32,7 +32,7 @@ def answered(page: Page, action: object) -> None:
     """Do something to a widget and wait for its answer to be swapped in and settled (messages and panel too)."""
     page.evaluate("""() => { window.gcSettled = false;
         document.addEventListener("htmx:afterSettle", () => { window.gcSettled = true; }, { once: true }); }""")
-    with widget_answer(page, lambda url: "/widgets/" in url):
+    with page.expect_response(lambda r: "/widgets/" in r.url):
         action()  # type: ignore[operator]
     page.wait_for_function("() => window.gcSettled === true")
 

@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.classroom import sheets
-from app.engine import profiling
-from app.engine.profiling import ProfileReport
+from app.companion import profiling
+from app.companion.profiling import ProfileReport
 from app.web.templating import md as markdown_text
 
 HX = {"HX-Request": "true"}

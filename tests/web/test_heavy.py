@@ -8,7 +8,7 @@ import time
 
 from fastapi.testclient import TestClient
 
-from app.engine import profiling
+from app.companion import profiling
 
 
 def test_only_the_offered_sizes_are_made_so_the_cache_stays_bounded(client: TestClient) -> None:

@@ -77,7 +77,9 @@ def test_step_5_the_loader_turned_down_continues_from_the_same_progress_tokens_a
     for key in ("progress", "tokens-done", "checkpoints"):
         assert value(after, key) == value(before, key), key  # the same moment, not redrawn as if always slow
     so_far, total = value(after, "elapsed").split(" of ")
-    assert value(before, "elapsed") == f"{so_far} of 4.24 hours" and total == "7.23 hours"  # the ETA slides
+    was_so_far, was_total = value(before, "elapsed").split(" of ")
+    assert so_far == was_so_far  # the same moment
+    assert _hours(total) > 1.5 * _hours(was_total)  # the ETA slides: the rest of the run is loader-bound
     assert 'data-starved="true"' in after and hidden(after, "segments").count("-") == 1
     curve = loss_points(before)[:-1]  # the last point is "now"
     assert loss_points(after)[: len(curve)] == curve
@@ -88,6 +90,11 @@ def test_step_5_the_loader_turned_down_continues_from_the_same_progress_tokens_a
     reset = lessons_client.get(f"{url}&{state(later)}&loader_samples_per_second=4&action=reset", headers=HX).text
     assert 'data-status="ready"' in reset and hidden(reset, "segments") == ""  # Reset clears the run's past
 
+
+def _hours(text: str) -> float:
+    """'4.81 hours' or '86.6 minutes' in hours."""
+    number, unit = text.split()
+    return float(number.replace(",", "")) * {"minutes": 1 / 60, "hours": 1.0, "days": 24.0}[unit]
 
 def bars(html: str) -> list[str]:
     found = re.search(r'<path class="bar-arrivals" d="([^"]*)"', html)

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from app.engine.hardware import H100_SXM, node
 from app.engine.placement import H100_IDLE_WATTS
 from app.engine.plan import PlanRequest, make_plan
+from app.engine.power import gpu_watts, node_watts
 from app.engine.text import gb, watts
 from tests.web.live_clock import Clock, clock_fixture
 from tests.web.test_widget_plan_predict import guess
@@ -82,7 +83,7 @@ def test_the_legend_names_every_part_a_gpu_can_hold_in_stacking_order(client: Te
 def power(html: str) -> tuple[list[str], str]:
     """Each GPU's power and the eight together, as the panel writes them."""
     each = re.findall(r'<span class="gpu-util">[^<]*· ([^<]*)</span>', html)
-    total = re.search(r'<p class="panel-total">[^<]*· ([^<]*) for the GPUs</p>', html)
+    total = re.search(r'<p class="panel-total">[^<]*· ([^<]*) for the GPUs, ', html)
     assert total
     return each, total.group(1)
 
@@ -91,13 +92,16 @@ def test_a_running_training_run_draws_full_power_and_an_idle_node_idle_power(cli
                                                                              clock: Clock) -> None:  # fmt: skip
     url = "/widgets/training-run?play_seconds=20&w=1&model=llama-3.1-8b&gpus=8&loader_samples_per_second=1000"
     ready = client.get(url, headers=HX).text
-    assert power(ready) == ([watts(H100_IDLE_WATTS)] * 8, watts(8 * H100_IDLE_WATTS))
+    loaded = gpu_watts(0.0, loaded=True)  # each GPU holds its share of the training state: 140 W, not a bare 70 W
+    assert power(ready) == ([watts(loaded)] * 8, watts(8 * loaded))
     started = client.get(url + "&action=start", headers=HX).text
     state = dict(re.findall(r'<input type="hidden" name="(started_at|elapsed|run_of)" value="([^"]*)">', started))
     clock.now += 3
     running = client.get(f"{url}&{urlencode(state)}", headers=HX).text
     assert "computing" in running
     assert power(running) == ([watts(H100_SXM.tdp_watts)] * 8, watts(8 * H100_SXM.tdp_watts))  # 700 W, 5.6 kW
+    # the whole server: the GPUs plus the non-GPU share, the one power rule's 8.4 kW (issue 25 item 8)
+    assert f"{watts(node_watts(1.0))} for the whole server" in running
 
 
 def test_a_training_job_at_any_mfu_draws_full_power_as_the_training_run_does(client: TestClient) -> None:
@@ -107,11 +111,14 @@ def test_a_training_job_at_any_mfu_draws_full_power_as_the_training_run_does(cli
 
 
 def test_step_1s_single_chat_user_leaves_gpu_0_idle_not_100_percent_busy_at_700_w(lessons_client: TestClient) -> None:
-    """The plan loads the weights; without requests of its own the GPU waits at its 70 W idle floor."""
+    """The plan loads the weights; without requests of its own the GPU waits at the 140 W floor of a GPU holding a
+    model (app.engine.power), the other seven at their bare 70 W."""
     guess(lessons_client, 1, 2, "20 GB")  # the plan shows its panel once the guess is in
     page = lessons_client.get("/lessons/what-ai-workloads-need/1").text
     assert "serving Llama 3.1 8B" in page and "100 % busy · 700 W" not in page
-    assert re.findall(r'<span class="gpu-util">([^<]*)</span>', page)[0] == f"0 % busy · {watts(H100_IDLE_WATTS)}"
+    shown = re.findall(r'<span class="gpu-util">([^<]*)</span>', page)
+    assert shown[0] == f"0 % busy · {watts(gpu_watts(0.0, loaded=True))}"
+    assert shown[1] == f"0 % busy · {watts(H100_IDLE_WATTS)}"
     assert "weights loaded, idle until a request arrives" in page
 
 

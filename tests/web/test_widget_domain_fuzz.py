@@ -135,7 +135,10 @@ def test_a_widget_input_takes_its_range_from_the_engine_field_it_feeds() -> None
 
     def bounds(model: Any, name: str) -> dict[str, Any]:
         schema = model.model_json_schema()["properties"][name]
-        return {k: v for k, v in schema.items() if k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")}
+        keys = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+        # an optional number (null: the engine works it out) keeps its bounds on the number branch
+        parts = [schema, *schema.get("anyOf", [])]
+        return {k: v for part in parts for k, v in part.items() if k in keys}
 
     widgets = all_widgets()
     assert bounds(widgets["plan"].params, "mfu") == bounds(PlanRequest, "mfu")

@@ -6,13 +6,18 @@ import re
 
 from fastapi.testclient import TestClient
 
+from app.engine.cost import CostAssumptions, break_even_utilisation, own_vs_rent
+
 HX = {"HX-Request": "true"}
 
 
 def test_step_18_gives_the_break_even_at_the_illustrative_prices(lessons_client: TestClient) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/18").text
-    assert 'data-value="break-even">Owning pays above 57 % utilisation' in page
-    assert "so <strong>owning is cheaper</strong>" in page  # at the step's 60 %
+    even = break_even_utilisation(CostAssumptions())
+    assert even is not None and 0.5 < even < 0.8
+    assert f'data-value="break-even">Owning pays above {even * 100:.0f} % utilisation' in page
+    verdict = "owning" if own_vs_rent(0.6).cheaper == "own" else "renting"
+    assert f"so <strong>{verdict} is cheaper</strong>" in page  # at the step's 60 %
 
 
 def test_every_default_price_says_illustrative_with_a_date_and_a_source(client: TestClient) -> None:
@@ -33,7 +38,10 @@ def test_below_break_even_renting_is_cheaper(client: TestClient) -> None:
 
 def test_a_cheaper_rent_moves_the_break_even_up_and_marks_your_price(client: TestClient) -> None:
     html = client.get("/widgets/own-vs-rent?rent_per_gpu_hour=2", headers=HX).text
-    assert 'data-value="break-even">Owning pays above 88 % utilisation' in html
+    even = break_even_utilisation(CostAssumptions(rent_usd_per_gpu_hour=2.0))
+    default = break_even_utilisation(CostAssumptions())
+    assert even is not None and default is not None and even > default
+    assert f'data-value="break-even">Owning pays above {even * 100:.0f} % utilisation' in html
     assert "Rent of one H100 for an hour: $2.00</strong> (yours)" in html
 
 
@@ -42,7 +50,9 @@ def test_the_chart_marks_your_utilisation_and_the_crossing(client: TestClient) -
     high = client.get("/widgets/own-vs-rent?utilisation=0.9", headers=HX).text
     xs = [float(re.search(r'class="marker" x1="([\d.]+)"', h).group(1)) for h in (low, high)]  # type: ignore[union-attr]
     assert xs[0] < xs[1]
-    assert 'class="even"' in low and "The lines cross at 57 %." in low
+    even = break_even_utilisation(CostAssumptions())
+    assert even is not None
+    assert 'class="even"' in low and f"The lines cross at {even * 100:.0f} %." in low
     assert '<tr class="chosen"><th scope="row">20 % (yours)</th>' in low
 
 

@@ -7,6 +7,9 @@ import re
 from fastapi.testclient import TestClient
 from httpx import Response
 
+from app.engine.plan import PlanRequest, make_plan
+from app.engine.text import num
+
 HX = {"HX-Request": "true"}
 FLAGSHIP = "/lessons/what-ai-workloads-need"
 SLUG = "what-ai-workloads-need"
@@ -105,7 +108,11 @@ def test_break_it_asks_whether_the_job_starts_and_needs_a_choice(lessons_client:
 
 def test_decode_speed_and_roofline_reveal_the_engines_answers(lessons_client: TestClient) -> None:
     guess(lessons_client, 15, 1, "500")
-    assert "<span data-actual>208 tokens/s</span>" in lessons_client.get(f"{FLAGSHIP}/15").text
+    serve = make_plan(PlanRequest(context_tokens=8192)).serve  # the decode widget's default: the plan's speed
+    assert serve is not None
+    assert f"<span data-actual>{num(serve.tokens_per_second)} tokens/s</span>" in lessons_client.get(
+        f"{FLAGSHIP}/15"
+    ).text
     guess(lessons_client, 16, 1, "64")
     page = lessons_client.get(f"{FLAGSHIP}/16").text
     assert (

@@ -7,6 +7,9 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app.engine.plan import PlanRequest, make_plan
+from app.engine.text import seconds
+
 HX = {"HX-Request": "true"}
 
 
@@ -25,9 +28,14 @@ def answer(html: str, key: str) -> str:
 
 def test_step_9_follows_a_1000_token_prompt_and_a_500_token_answer(lessons_client: TestClient) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/9").text
-    # prefill: 2·N·T + attention at 40 % of 989 TFLOPS; a step reads 15.01 GB + 1.07 GB of KV at 3.35 TB/s
-    assert answer(page, "total") == "2.44 s" and answer(page, "prefill") == "41.3 ms"
-    assert answer(page, "steps") == "500" and answer(page, "step") == "4.8 ms"
+    # prefill: 2·N·T + attention at the H100's measured matmul share, plus a pass's fixed cost; a step reads
+    # 15.01 GB + the KV cache at the achieved bandwidth, plus the fixed cost: the plan's own figures
+    serve = make_plan(PlanRequest(prompt_tokens=1000, output_tokens=500, context_tokens=8192)).serve
+    assert serve is not None
+    assert answer(page, "total") == seconds(serve.request_seconds)
+    assert answer(page, "prefill") == seconds(serve.prefill_seconds)
+    assert answer(page, "steps") == "500" and answer(page, "step") == seconds(serve.decode_seconds_per_token)
+    assert "fixed cost of about 1.6 ms" in page
     assert "serving Llama 3.1 8B (bf16) on 1 GPU" in page  # the panel holds the model
 
 
@@ -35,19 +43,20 @@ def test_a_longer_answer_grows_the_picture_far_more_than_a_longer_prompt(client:
     html = client.get("/widgets/request-timeline?prompt_tokens=1000&output_tokens=500", headers=HX).text
     decode, prefill = widths(html, "decode"), widths(html, "prefill")
     assert decode["answer2"] == pytest.approx(2 * decode["this"], rel=0.01)
-    # attention grows with the prompt's square: twice the prompt is 2.03 × the prefill (rel 1 %)
-    assert prefill["prompt2"] == pytest.approx(2.03 * prefill["this"], rel=0.01)
+    # twice the prompt is nearly twice the prefill (attention grows with its square; the fixed cost does not)
+    assert 1.8 * prefill["this"] < prefill["prompt2"] < 2.1 * prefill["this"]
     grow_answer = decode["answer2"] - decode["this"]
     grow_prompt = prefill["prompt2"] - prefill["this"]
     assert grow_answer > 20 * grow_prompt
-    assert "Long answers cost 56× more here than long questions" in html
+    found = re.search(r"Long answers cost (\d+)× more here than long questions", html)
+    assert found and int(found.group(1)) > 20
 
 
 def test_the_picture_is_to_scale_prefill_and_decode_share_one_axis(client: TestClient) -> None:
     html = client.get("/widgets/request-timeline?prompt_tokens=8000&output_tokens=100", headers=HX).text
     decode, prefill = widths(html, "decode"), widths(html, "prefill")
-    # 8,000 prompt tokens at 40 % of 989 TFLOPS ≈ 325 ms; 100 decode steps of ≈ 5.1 ms ≈ 511 ms
-    assert 0.5 < prefill["this"] / decode["this"] < 0.8
+    # 8,000 prompt tokens at 80 % of 989 TFLOPS ≈ 170 ms; 100 decode steps of ≈ 8.5 ms ≈ 850 ms
+    assert 0.1 < prefill["this"] / decode["this"] < 0.4
 
 
 def test_each_decode_step_is_marked_or_every_kth_when_too_thin(client: TestClient) -> None:
@@ -62,8 +71,13 @@ def test_each_decode_step_is_marked_or_every_kth_when_too_thin(client: TestClien
 def test_the_timeline_has_a_text_twin(client: TestClient) -> None:
     html = client.get("/widgets/request-timeline", headers=HX).text
     assert 'role="img" aria-labelledby="w1-timeline-caption"' in html
-    assert re.search(r'<tr data-row="answer2"><th scope="row">Answer × 2</th><td>1,000 tokens in 41.3 ms</td>'
-                     r'<td>1,000 × 4.8 ms = 4.8 s</td><td data-value="total">4.84 s</td>', html)
+    serve = make_plan(PlanRequest(prompt_tokens=1000, output_tokens=1000, context_tokens=8192)).serve
+    assert serve is not None
+    step, pre = seconds(serve.decode_seconds_per_token), seconds(serve.prefill_seconds)
+    total = seconds(serve.prefill_seconds + 1000 * serve.decode_seconds_per_token)
+    assert (f'<tr data-row="answer2"><th scope="row">Answer × 2</th><td>1,000 tokens in {pre}</td>'
+            f'<td>1,000 × {step} = {seconds(1000 * serve.decode_seconds_per_token)}</td>'
+            f'<td data-value="total">{total}</td>') in html
 
 
 def test_a_model_too_big_for_one_gpu_is_split_and_says_so(client: TestClient) -> None:

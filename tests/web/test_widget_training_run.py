@@ -9,6 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
+from app.engine.compute import training_model_flops
+from app.engine.models import get_model
+from app.engine.text import num
 from app.main import create_app
 from tests.conftest import make_settings
 from tests.web.live_clock import Clock, clock_fixture
@@ -44,10 +47,15 @@ def poll(client: TestClient, s: dict[str, str], extra: str = "") -> tuple[int, s
     return r.status_code, r.text
 
 
+# 8 H100s at 40 % MFU ÷ the model FLOPs of a token (6·N plus causal attention at 8,192 tokens)
+GPU_RATE = 8 * 989e12 * 0.4 / training_model_flops(get_model("llama-3.1-8b"), 1, 8192)
+
+
 def test_step_5_shows_a_run_ready_to_start_with_its_maths(lessons_client: TestClient, clock: Clock) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/5").text
     assert "Start the run" in page and 'data-status="ready"' in page
-    assert "4.8 × 10¹⁹ FLOPs" in page and "65,685" in page  # 6·N·D and the GPUs' pace at 40 % MFU
+    # model FLOPs (6·N·D plus attention at 8,192 tokens) and the GPUs' pace at 40 % MFU
+    assert "5.5 × 10¹⁹ FLOPs" in page and num(GPU_RATE) in page
     assert 'hx-trigger="every 500ms"' not in page  # nothing polls before the start
 
 
@@ -67,7 +75,7 @@ def test_progress_and_simulated_time_move_with_the_clock(client: TestClient, clo
     clock.now += 6
     _, later = poll(client, s)
     assert value(early, "progress") == "20 %" and value(later, "progress") == "50 %"
-    assert value(early, "tokens-per-second") == "65,685"
+    assert value(early, "tokens-per-second") == num(GPU_RATE)
 
 
 def test_the_run_stops_at_its_end_with_http_286(client: TestClient, clock: Clock) -> None:
@@ -107,8 +115,9 @@ def test_a_slow_loader_starves_the_gpus_and_the_panel_shows_it(client: TestClien
     clock.now += 2
     _, html = poll(client, s, "&loader_samples_per_second=4")
     assert value(html, "tokens-per-second") == "32,768"  # 4 sequences × 8,192 tokens
-    assert value(html, "utilisation") == "50 %" and 'data-starved="true"' in html
-    assert "waiting on the data loader" in html and '<span class="gpu-util">50 % busy' in html
+    busy = f"{32_768 / GPU_RATE:.0%}".replace("%", " %")  # the loader's share of what the GPUs take
+    assert value(html, "utilisation") == busy and 'data-starved="true"' in html
+    assert "waiting on the data loader" in html and f'<span class="gpu-util">{busy} busy' in html
 
 
 def test_changing_a_setting_while_running_continues_the_run(client: TestClient, clock: Clock) -> None:

@@ -37,7 +37,7 @@ def test_htmx_update_carries_the_dgx1_panel_out_of_band(client: TestClient) -> N
 
 def test_the_panel_is_sent_only_when_it_differs_from_the_one_on_the_page(client: TestClient) -> None:
     first = client.get("/widgets/weight-storage?parameters=7e9&bits=16", headers=HX).text
-    key = re.search(r'id="dgx-panel-key" name="panel_key" value="([0-9a-f]+)"', first)
+    key = re.search(r'<aside id="dgx-panel"[^>]*data-key="([0-9a-f]+)"', first)
     assert key, "the panel carries the key the next update sends back"
     same = client.get(f"/widgets/weight-storage?parameters=7e9&bits=16&panel_key={key[1]}", headers=HX).text
     assert 'id="dgx-panel"' not in same and "14.00 GB" in same  # the result still comes

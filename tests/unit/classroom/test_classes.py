@@ -354,3 +354,35 @@ def test_random_names_survive_joining_exactly_as_cleaned(url: str) -> None:
 
     pairs = run(url, scenario)
     assert pairs and all(a == b for a, b in pairs)
+
+
+def test_a_burst_that_straddles_two_rate_limit_windows_is_counted_whole(url: str) -> None:
+    from app.classroom.ratelimit import hit
+
+    window = 60
+    boundary = (1_900_000_000 // window + 1) * window  # a window's start, in the future of no real clock
+
+    async def scenario(db: Database) -> int:
+        for k in range(10):  # the last ten seconds of one window
+            await hit(db, "burst", 12, window, now=boundary - 10 + k)
+        for k in range(2):  # the first seconds of the next: 12 in 12 seconds, still within the limit
+            await hit(db, "burst", 12, window, now=boundary + k)
+        with pytest.raises(RateLimited) as caught:
+            await hit(db, "burst", 12, window, now=boundary + 2)  # the 13th within a minute
+        return caught.value.retry_after
+
+    assert run(url, scenario) > 0
+
+
+def test_a_rate_limit_forgets_a_burst_a_whole_window_later(url: str) -> None:
+    from app.classroom.ratelimit import hit
+
+    window = 60
+    start = (1_900_000_000 // window) * window
+
+    async def scenario(db: Database) -> int:
+        for k in range(12):
+            await hit(db, "calm", 12, window, now=start + k)
+        return await hit(db, "calm", 12, window, now=start + 2 * window + 1)
+
+    assert run(url, scenario) == 1

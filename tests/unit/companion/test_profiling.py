@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.cli import build_parser, cmd_profile, main, parse_size
-from app.engine import profiling
+from app.companion import profiling
 
 EIGHT_MB = 8_000_000
 # Fixed by the generator (version 1): change them only together with GENERATOR_VERSION.

@@ -8,8 +8,9 @@ import pytest
 
 from app.engine import serving_run, training_run
 from app.engine.errors import DoesNotFit
+from app.engine.plan import make_plan
 from app.engine.randomness import poisson, uniform
-from app.engine.serving_run import ServingRun, simulate_serving
+from app.engine.serving_run import ServingRun, plan_request, simulate_serving
 from app.engine.training_run import TrainingRun, loss_at, simulate_training
 
 
@@ -97,8 +98,10 @@ def test_a_light_load_is_served_with_an_empty_queue_and_a_prefill_sized_ttft() -
     assert not state.saturated and state.queue == 0
     # simulated time is exact arithmetic: float rounding only
     assert state.ttft_seconds == pytest.approx(state.prefill_seconds, rel=1e-9)
-    # near the batch-1 step: a light load still batches now and then
-    assert state.tpot_seconds == pytest.approx(5.1e-3, rel=0.1), "near the batch-1 decode step"
+    # near the plan's batch-1 decode step: a light load still batches now and then
+    one = make_plan(plan_request(ServingRun(arrival_rate=1), 1)).serve
+    assert one is not None
+    assert state.tpot_seconds == pytest.approx(one.decode_seconds_per_token, rel=0.1), "near the batch-1 step"
 
 
 def test_continuous_batching_fills_the_batch_as_the_load_grows() -> None:

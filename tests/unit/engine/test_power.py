@@ -33,10 +33,12 @@ def test_more_busy_never_draws_less(low: float, high: float) -> None:
 
 
 def test_one_chat_user_on_one_gpu_is_not_shown_100_percent_busy_at_700_w() -> None:
-    """A serving plan loads the weights; with no traffic of its own its GPU waits at the idle floor."""
+    """A serving plan loads the weights; with no traffic of its own its GPU waits at the floor of a GPU holding
+    a model (140 W, gpu-burn issue #114), twice a bare GPU's; the GPUs it does not use stay at the bare floor."""
     load = node_load(PlanRequest(model="llama-3.1-8b", batch_size=1))
     first = load.gpus[0]
-    assert first.used > 0 and first.utilisation == 0.0 and first.power_w == gpu_watts(0.0)
+    assert first.used > 0 and first.utilisation == 0.0 and first.power_w == gpu_watts(0.0, loaded=True) == 140.0
+    assert load.gpus[1].power_w == gpu_watts(0.0) == 70.0
     assert "idle until a request arrives" in load.activity
 
 

@@ -126,7 +126,7 @@ def test_a_broken_save_keeps_the_last_good_version_beside_its_problem_and_a_fix_
                         "']', but got '<stream end>'"], problems
     assert next(le for le in state.served() if le.slug == "tiny") is good
     assert state.shows_last_good("tiny")
-    assert state.problems_of("training-state") == []
+    assert [p for p in state.problems_of("training-state") if not p.warning] == []  # a warning: few questions
     step.write_text(text)
     state.reload([folder])
     assert state.problems_of("tiny") == []
