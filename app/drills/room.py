@@ -134,7 +134,8 @@ def summarise(drill: Drill, answers: Sequence[Answer], pinned: int | None = None
     expected, solution = [], []
     if question is not None and pinned is not None:
         worked = drill.solve(question)
-        expected = [Expected(prompt=p.prompt, answer=write(p, worked.expected[p.id])) for p in question.parts]
+        expected = [Expected(prompt=p.prompt, answer=write(p, worked.expected[p.id])) for p in question.parts
+                    if p.graded and p.id in worked.expected]  # a free-text part has no right answer to show
         solution = list(worked.solution)
     return RoomSummary(
         title=drill.title, description=drill.description if description is None else description,
