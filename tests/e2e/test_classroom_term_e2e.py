@@ -274,7 +274,7 @@ parts:
     tolerance: 0.02
     answer: model(llm).parameters * bytes
 solution:
-  - "{{ model(llm).parameters | num }} × {{ bytes }} bytes."
+  - "{{ model(llm).parameters | num }} parameters × {{ bytes }} bytes = {{ (model(llm).parameters * bytes) | gb }}."
 hints:
   - Multiply.
 ```
