@@ -28,6 +28,8 @@ from app.lessons.blocks import validate_lesson_block
 from app.lessons.glossary import load_glossary
 from app.lessons.loader import load_lessons
 from app.lessons.rules import glossary_problems, minutes_problems
+from app.pages.class_drills import describe_attempts
+from app.pages.class_report import class_report
 from app.settings import Settings
 
 
@@ -176,13 +178,20 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    db = Database(Settings().resolved_database_url())
+    settings = Settings()
+    db = Database(settings.resolved_database_url())
     try:
         klass = await get_class(db, args.code)
         if klass is None:
             print(f"error: no class with code {args.code!r}", file=sys.stderr)
             return 2
-        text = await export(db, klass, args.what)
+        lessons, _ = load_lessons(settings.lesson_dirs(), validate_lesson_block, strict=False)
+        if args.what == "report":  # rendered as the dashboard's export renders it
+            from app.web.templating import Templates  # noqa: PLC0415 - loaded here only: `check` never reads app.web
+
+            text = Templates().page("classroom/report.md", report=await class_report(db, klass, lessons))
+        else:
+            text = await export(db, klass, args.what, describe_attempts(lessons))
     except (DBAPIError, OSError) as exc:  # no tables yet (never migrated), or no database to reach
         cause = exc.orig if isinstance(exc, DBAPIError) else exc
         print(f"error: could not read the classes from the database ({type(cause).__name__}: "
@@ -283,9 +292,11 @@ def _add_profile(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_export(parser: argparse.ArgumentParser) -> None:
-    """`gpu-classroom export CODE [--what learners|attempts|json] [--output FILE]`."""
+    """`gpu-classroom export CODE [--what learners|attempts|json|report] [--output FILE]`: the files the dashboard
+    offers, with the questions and mistakes in words (it reads the configured lessons)."""
     parser.add_argument("code", help="the class code, such as K7M3QX")
-    parser.add_argument("--what", choices=FORMATS, default="json", help="learners CSV, attempts CSV or all as JSON")
+    parser.add_argument("--what", choices=(*FORMATS, "report"), default="json",
+                        help="learners CSV, attempts CSV, all as JSON, or the Markdown class report")
     parser.add_argument("--output", "-o", help="file to write (default: standard output)")
     parser.set_defaults(func=cmd_export)
 

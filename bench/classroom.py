@@ -11,6 +11,7 @@ Run: .venv/bin/python bench/classroom.py [--learners 300] [--seconds 120] [--wor
      [--database-url postgresql+asyncpg://postgres@127.0.0.1/test --fresh-database]   PostgreSQL
      [--profile]                         cProfile in the server's workers: top functions by CPU, CPU by route
      [--server-cpu]                      the workers' CPU seconds and CPU per request, without the profiler
+     [--wait]                            banner polls the server holds until the class changes, as pages poll now
 The server started here keeps idle connections 30 s (--timeout-keep-alive), as a load balancer would.
 An asyncio load generator (uvloop): the learners use bench/light_http.py, a light keep-alive client, so the
 generator leaves the cores to the server (--httpx: httpx, as before, about ten times the CPU); the instructor
@@ -57,6 +58,8 @@ DRILL_THINK = (8.0, 20.0)
 STEP_THINK = (5.0, 15.0)
 DASHBOARD_EVERY = 2.0
 INSTRUCTOR_ROUTES = ("dashboard poll", "projector poll", "POST /teach/{code}/pace")
+HELD = "GET /class-banner?wait=1"  # --wait: a poll the server holds until the class changes (up to 10 s)
+NOT_LEARNER_LATENCY = (*INSTRUCTOR_ROUTES, HELD)  # a held poll's time is the class being quiet, not a wait
 BRING_TO = 7  # the first drill of the flagship lesson
 # One TLS context for every client: httpx builds (and loads the CA bundle into) a new one per client
 # otherwise, ~50 ms of CPU each, which the generator spent while 300 learners joined, on the server's cores.
@@ -138,6 +141,7 @@ def read_forms(html: str) -> Forms:
 
 Client = httpx.AsyncClient | LightClient
 USE_HTTPX = False  # --httpx: the learners use httpx, as the bench did before light_http.py
+USE_WAIT = False  # --wait: banner polls the server holds (wait=1), as static/app.js asks since issue 28
 
 
 def learner_client(base: str) -> Client:
@@ -329,11 +333,15 @@ class Learner:
                 form.fields["question"] = str(int(question.group(1)) - 1)
 
     async def poll_banner(self, c: Client) -> None:
+        asked = time.monotonic()
         while not self.stop.is_set():
-            await pause(self.stop, BANNER_EVERY)
+            # --wait: as static/app.js, ask again at once after a held answer, never more than once every 5 s
+            await pause(self.stop, max(BANNER_EVERY - (time.monotonic() - asked), 0) if USE_WAIT else BANNER_EVERY)
             if self.banner_url and not self.stop.is_set():
                 headers = {"HX-Request": "true"} | ({"If-None-Match": self.banner_tag} if self.banner_tag else {})
-                r = await self.stats.call(c, "GET /class-banner", "GET", self.banner_url.replace("&amp;", "&"),
+                url = self.banner_url.replace("&amp;", "&") + ("&wait=1" if USE_WAIT else "")
+                asked = time.monotonic()
+                r = await self.stats.call(c, HELD if USE_WAIT else "GET /class-banner", "GET", url,
                                           (200, 204, 304), headers=headers)  # as static/app.js asks: ETag, 304
                 if r is not None and r.status_code == 200:
                     self.banner_url = read_forms(r.text).banner_url or self.banner_url
@@ -561,7 +569,7 @@ def print_timeline(stats: Stats, every: float) -> None:
     print(f"{'window s':>10} {'learner requests':>17} {'answers':>8} {'p50 ms':>8} {'p99 ms':>8}")
     windows: dict[int, list[tuple[str, float]]] = defaultdict(list)
     for at, route, took in stats.timeline:
-        if route not in INSTRUCTOR_ROUTES:
+        if route not in NOT_LEARNER_LATENCY:
             windows[int(at // every)].append((route, took))
     for w in sorted(windows):
         took = [t for _, t in windows[w]]
@@ -578,7 +586,7 @@ def report(stats: Stats, stored: int, learners: int) -> str:
         print(f"{route:34} {cells} {pct(t, 0.5):8.1f} {pct(t, 0.95):8.1f} {pct(t, 0.99):8.1f}")
     for sample in stats.samples:
         print("  error:", sample)
-    learner_times = [x for r, t in stats.times.items() if r not in INSTRUCTOR_ROUTES for x in t]
+    learner_times = [x for r, t in stats.times.items() if r not in NOT_LEARNER_LATENCY for x in t]
     requests = sum(len(t) for t in stats.times.values())
     errors = sum(stats.errors.values())
     lost = max(0, stats.acknowledged - stored)
@@ -611,9 +619,11 @@ def main() -> int:
     parser.add_argument("--abuse", action="store_true", help="add one client hammering heavy routes and /join")
     parser.add_argument("--httpx", action="store_true", help="the learners use httpx (the generator's CPU "
                         "before bench/light_http.py), not the light client")
+    parser.add_argument("--wait", action="store_true", help="banner polls the server holds until the class changes "
+                        "(wait=1), as pages poll since issue 28; timed apart and left out of the learners' p99")
     args = parser.parse_args()
-    global USE_HTTPX
-    USE_HTTPX = args.httpx
+    global USE_HTTPX, USE_WAIT
+    USE_HTTPX, USE_WAIT = args.httpx, args.wait
     ran: list[Stats] = []
     print_profile = start_profile(args)
 

@@ -36,8 +36,8 @@ from app.classroom.class_models import Member, StepTime  # noqa: E402
 from app.classroom.db import Database  # noqa: E402
 from app.classroom.models import DrillAttempt, Learner, StepProgress, utcnow  # noqa: E402
 from app.main import create_app  # noqa: E402
+from app.pages.class_drills import outline_for  # noqa: E402
 from app.settings import Settings  # noqa: E402
-from app.web.classroom import outline_for  # noqa: E402
 
 LESSON = "what-ai-workloads-need"
 

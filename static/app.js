@@ -44,10 +44,13 @@
     }
   });
 
-  // The class banner's poll (templates/classroom/banner.html): every 5 s while the tab shows; in a hidden tab each
-  // answer that brings nothing new doubles the wait, up to 60 s, and showing the tab again polls at once. The
-  // poll sends the banner's token back as If-None-Match: a class that did not change answers 304, no body.
+  // The class banner's poll (templates/classroom/banner.html): a shown tab asks with wait=1, so the server holds
+  // a poll that finds nothing new until the class changes or 10 s pass (app/classroom/bell.py), and the page asks
+  // again at once after a held answer, never more than once every 5 s; a hidden tab asks without waiting, and each
+  // answer that brings nothing new doubles its spacing, up to 60 s; showing the tab again polls at once. The poll
+  // sends the banner's token back as If-None-Match: a class that did not change answers 304, no body.
   const BANNER_EVERY = 5000;
+  let bannerAsked = 0;
   const BANNER_HIDDEN_MAX = 60000;
   let bannerTimer = 0;
   let bannerUnchanged = 0;
@@ -65,7 +68,7 @@
       if (banner) window.htmx.trigger(banner, "gc-poll");
     }, delay === undefined ? bannerDelay() : delay);
   };
-  document.addEventListener("DOMContentLoaded", () => scheduleBanner());
+  document.addEventListener("DOMContentLoaded", () => scheduleBanner(0));  // held by the server: a change shows at once
   document.addEventListener("visibilitychange", () => {
     if (document.hidden) return;
     bannerUnchanged = 0;
@@ -75,6 +78,10 @@
     const elt = event.detail.elt;
     if (elt && elt.id === "class-banner" && elt.dataset.token) {
       event.detail.headers["If-None-Match"] = `"banner-${elt.dataset.token}"`;
+      // only a shown tab holds a poll open: a browser keeps 6 connections to a site, and many hidden tabs each
+      // holding one would leave none for the page in front
+      if (!document.hidden) event.detail.parameters.wait = "1";
+      bannerAsked = Date.now();
     }
   });
   document.addEventListener("htmx:beforeSwap", (event) => {
@@ -88,12 +95,13 @@
     if (!elt || elt.id !== "class-banner") return;
     const status = event.detail.xhr ? event.detail.xhr.status : 0;
     bannerUnchanged = status === 304 || status === 204 ? bannerUnchanged + 1 : 0;
-    scheduleBanner();
+    const waited = status && status < 500 ? Date.now() - bannerAsked : 0;  // a held answer: ask again at once
+    scheduleBanner(Math.max(bannerDelay() - waited, 0));
   });
   document.addEventListener("htmx:load", (event) => {  // a new banner swapped in: the class changed
     if (!event.detail.elt || event.detail.elt.id !== "class-banner") return;
     bannerUnchanged = 0;
-    scheduleBanner();
+    scheduleBanner(bannerAsked ? Math.max(bannerDelay() - (Date.now() - bannerAsked), 0) : undefined);
   });
 
   // htmx's "input changed" compares values, and a checkbox's value never changes: send each toggle instead.

@@ -29,10 +29,12 @@
       const idle = Math.max((now - Date.parse(td.dataset.last)) / 1000, 0);
       td.textContent = idle < 10 ? "just now" : minutes(idle) + " ago";
     });
+    // active time: the gap since the last counted activity counts while it is no longer than the idle limit
+    const idle = parseFloat(p.dataset.idle || "300");
     document.querySelectorAll("#grid-body td[data-on-base]").forEach((td) => {
       const counted = td.dataset.counted ? Date.parse(td.dataset.counted) : null;
-      const live = counted === null ? 0 : Math.min(Math.max((now - counted) / 1000, 0), 1200);
-      td.textContent = minutes(parseFloat(td.dataset.onBase) + live);
+      const gap = counted === null ? 0 : Math.max((now - counted) / 1000, 0);
+      td.textContent = minutes(parseFloat(td.dataset.onBase) + (gap <= idle ? gap : 0));
     });
   }
 
@@ -48,7 +50,8 @@
     body.insertBefore(row, next || null);
   }
 
-  function mark(row, stuck) {
+  function mark(row, stuck, left) {
+    row.classList.toggle("left", left);
     row.classList.toggle("stuck", stuck);
     const hidden = row.querySelector("th .visually-hidden");
     const note = hidden && hidden.querySelector(".stuck-note");
@@ -71,11 +74,18 @@
     const gridFoot = document.getElementById("grid-foot");
     if (foot && gridFoot) gridFoot.innerHTML = foot.innerHTML;
     updates.innerHTML = "";
-    // who may be stuck changes with the clock too: the summary's list says who, every poll
-    // (the list names the worst 50; data-stuck-ids names every one flagged)
+    // who may be stuck (and who left the room) changes with the clock too: the summary says who, every poll
+    // (the list names the worst 50; data-stuck-ids names every one flagged); rows removed or merged go
+    const summary = document.getElementById("live-summary");
+    const ids = (name) => new Set(((summary && summary.dataset[name]) || "").split(" ").filter(Boolean));
     const list = document.querySelector("#live-summary [data-stuck-ids]");
     const stuck = new Set(list ? list.dataset.stuckIds.split(" ").filter(Boolean) : []);
-    Array.from(body.rows).forEach((r) => mark(r, stuck.has(r.dataset.learner)));
+    const gone = ids("goneIds");
+    const left = ids("leftIds");
+    Array.from(body.rows).forEach((r) => {
+      if (gone.has(r.dataset.learner)) r.remove();
+      else mark(r, stuck.has(r.dataset.learner), left.has(r.dataset.learner));
+    });
     const table = body.closest("table");
     if (table) table.dataset.learners = String(body.rows.length);
   }

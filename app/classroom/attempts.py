@@ -10,11 +10,12 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.classroom.class_models import Classroom, Member
 from app.classroom.db import Base, Database
 from app.classroom.models import DrillAttempt, utcnow
-from app.classroom.progress import _insert, mark_step_done, touch_learner, touch_member_in
+from app.classroom.progress import _insert, mark_step_done, touch_learner
 from app.classroom.ratelimit import check, count_hit
-from app.classroom.seat import held_step
+from app.classroom.seat import active_in, held_step
 
 
 class DrillState(Base):
@@ -65,6 +66,11 @@ class DrillStatus:
     streak: int = 0
     mastered_at: datetime | None = None
     hints: int = 0  # hints opened on the current question
+    room: tuple[str, int] | None = None  # the learner's class of the lesson (code, seat): neighbours' questions
+
+    def seed_of(self, number: int) -> int | None:
+        """The seed of the question answered under `number`, if any: it stays the learner's question."""
+        return next((a.seed for a in self.attempts if a.question == number), None)
 
     @property
     def on_question(self) -> list[Attempt]:
@@ -116,13 +122,14 @@ def streak(attempts: list[Attempt]) -> int:
     return run
 
 
-async def status(db: Database, learner_id: str, drill: str) -> DrillStatus:
-    """The learner's current question, their attempts, streak and mastery in one drill."""
+async def status(db: Database, learner_id: str, drill: str, lesson: str = "") -> DrillStatus:
+    """The learner's current question, their attempts, streak and mastery in one drill (and their seat in their
+    class of `lesson`, if any)."""
     async with db.session() as s:
-        return await _status(s, learner_id, drill)
+        return await _status(s, learner_id, drill, lesson)
 
 
-async def _status(s: AsyncSession, learner_id: str, drill: str) -> DrillStatus:
+async def _status(s: AsyncSession, learner_id: str, drill: str, lesson: str = "") -> DrillStatus:
     state = await s.get(DrillState, (learner_id, drill))
     rows = await s.execute(
         select(DrillAttempt)
@@ -136,7 +143,18 @@ async def _status(s: AsyncSession, learner_id: str, drill: str) -> DrillStatus:
         streak=streak(attempts),
         mastered_at=state.mastered_at if state else None,
         hints=state.hints if state else 0,
+        room=await room_of(s, learner_id, lesson) if lesson else None,
     )
+
+
+async def room_of(s: AsyncSession, learner_id: str, lesson: str) -> tuple[str, int] | None:
+    """The learner's latest class of the lesson (open or not: a question never changes when a class closes): its
+    code and their seat."""
+    latest = (select(Classroom.code, Member.seat).join(Member, Member.class_id == Classroom.id)
+              .where(Member.learner_id == learner_id, Classroom.lesson == lesson)
+              .order_by(Member.joined_at.desc()).limit(1))
+    row = (await s.execute(latest)).first()
+    return (row[0], int(row[1])) if row else None
 
 
 async def next_question(db: Database, learner_id: str, drill: str, seen: int) -> int:
@@ -186,7 +204,7 @@ async def before_answer(db: Database, learner_id: str, drill: str, lesson: str, 
     """One read transaction: the learner's place in the drill and their class's hold, if any."""
     async with db.session() as s:
         held = await held_step(s, learner_id, lesson, step)
-        return Before(status=await _status(s, learner_id, drill), held_at=held)
+        return Before(status=await _status(s, learner_id, drill, lesson), held_at=held)
 
 
 async def after_answer(
@@ -204,7 +222,7 @@ async def after_answer(
             stored, newly = None, False
         else:
             stored = await _record(s, learner_id, drill, new)
-            await touch_member_in(s, learner_id, new.lesson)  # the dashboard's row changed
+            await active_in(await s.connection(), learner_id, new.lesson)  # time on task; the dashboard's row
             first_try = not before.on_question
             newly = (first_try and stored.correct and not before.mastered and before.streak + 1 >= mastery
                      and spread_met)
@@ -216,7 +234,7 @@ async def after_answer(
         return before, False
     attempts = [*before.attempts, stored]
     after = DrillStatus(question=before.question, attempts=attempts, streak=streak(attempts),
-                        mastered_at=utcnow() if newly else before.mastered_at, hints=before.hints)
+                        mastered_at=utcnow() if newly else before.mastered_at, hints=before.hints, room=before.room)
     return after, newly
 
 

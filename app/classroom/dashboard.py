@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from sqlalchemy import ColumnElement, and_, case, func, select
 
-from app.classroom.class_models import Classroom, Member, StepTime
+from app.classroom.class_models import Classroom, FlagMark, Member, StepTime
 from app.classroom.db import Database
 from app.classroom.figures import (
     ClassFilter,
@@ -22,6 +22,7 @@ from app.classroom.figures import (
     class_info,
     drill_stats,
     outline_of,
+    part_labels,
     percentile,
     step_columns,
     wrong_text,
@@ -29,25 +30,41 @@ from app.classroom.figures import (
 from app.classroom.models import DrillAttempt, StepProgress, utcnow
 from app.classroom.outline import Outline
 from app.classroom.progress import step_state
-from app.classroom.seat import IDLE_CAP, aware, horizon
+from app.classroom.seat import active_seconds, aware, horizon
 
 # The stuck list names the worst 50 with their reasons and counts the rest: an instructor acts on the top of it,
 # and a class of 600 where half sat idle would otherwise send 40 kB of it with every 2-second poll.
 STUCK_SHOWN = 50
 STUCK_WRONG = 3  # wrong attempts on one drill since the last right one
-STUCK_P75_FACTOR = 2.0  # time on a step this many times the class's 75th percentile
+STUCK_FACTOR = 2.0  # active time on a step this many times what the step should take
 STUCK_MIN_SECONDS = 120.0  # nobody is flagged for time on a step before two minutes
-P75_MIN_SAMPLES = 3  # learners who finished a step before its percentile means anything
+P75_MIN_SAMPLES = 3  # active learners who finished a step (not in a rush) before their pace counts
 P75_REFRESH = timedelta(seconds=30)  # a poll recomputes the percentiles at most this often
+LEFT_FACTOR = 3  # quiet for this many times the idle minutes: they left; no flag, not counted active
+RUSH_SECONDS = 1.0  # a step marked done within this long of opening it was not read
+RUSH_STEPS = 3  # steps done that fast before a learner is flagged as rushing
+FLAG_KINDS = ("long", "wrong", "idle", "rushing")
 
 
 class Counts(BaseModel):
     joined: int = 0
     active: int = 0
     finished: int = 0
-    stuck: int = 0
+    stuck: int = Field(default=0, description="Learners with a flag other than rushing")
+    rushing: int = Field(default=0, description="Learners clicking Done through steps without reading them")
+    left: int = Field(default=0, description="Quiet for LEFT_FACTOR times the idle minutes: gone, not counted")
     attempts: int = 0
     correct_share: float | None = None
+    reached: int = Field(default=0, description="Learners who reached the step of the current bring")
+
+
+class Flag(BaseModel):
+    """One reason to look at a learner, with the key an instructor's "helped" or "dismiss" names it by."""
+
+    key: str = Field(description="'long:12', 'wrong:7:drill', 'idle' or 'rushing'")
+    kind: str = Field(description="long | wrong | idle | rushing")
+    text: str = Field(description="The reason in words an instructor can act on")
+    since: datetime = Field(description="Its latest evidence: a mark made after it hides it until newer evidence")
 
 
 class LearnerRow(BaseModel):
@@ -63,25 +80,40 @@ class LearnerRow(BaseModel):
     idle_text: str = Field(default="", description="idle_seconds as a person says it")
     attempts: int = 0
     correct: int = 0
-    reasons: list[str] = Field(default_factory=list, description="Why the learner is flagged as stuck")
+    flags: list[Flag] = Field(default_factory=list, description="Why the learner may need the instructor")
     finished: bool = False
+    left: bool = Field(default=False, description="Quiet so long they left the room: never flagged")
+    passed: int = Field(default=0, description="Steps the class moved them past (not done, not held against them)")
     last_at: datetime | None = Field(default=None, description="Last activity: the page says 'N min ago' from it")
     on_base: float = Field(default=0.0, description="Seconds on the current step counted before counted_at")
     counted_at: datetime | None = Field(default=None, description="From when time on the step keeps counting")
 
     @property
+    def reasons(self) -> list[str]:
+        return [f.text for f in self.flags]
+
+    @property
     def stuck(self) -> bool:
-        return bool(self.reasons)
+        return bool(self.flags)
 
 
 @dataclass(frozen=True)
 class Flagged:
-    """A learner who may be stuck, for the stuck list: who, why, and how long quiet."""
+    """A learner who may need the instructor, for the list: who, why, and how long quiet."""
 
     member_id: int
     name: str
-    reasons: list[str]
+    flags: list[Flag]
     idle_seconds: float
+
+    @property
+    def reasons(self) -> list[str]:
+        return [f.text for f in self.flags]
+
+    @property
+    def stuck(self) -> bool:
+        """Flagged for something other than rushing."""
+        return any(f.kind != "rushing" for f in self.flags)
 
 
 class Dashboard(BaseModel):
@@ -100,10 +132,21 @@ class Dashboard(BaseModel):
         """The stuck list as the page writes it out: the worst STUCK_SHOWN, reasons and all."""
         return self.stuck[:STUCK_SHOWN]
 
+    gone: list[int] = Field(default_factory=list, description="Rows removed or merged since the poll's stamp")
+    left_ids: list[int] = Field(default_factory=list, description="Learners who left the room, for the grid")
+
     @property
     def stuck_ids(self) -> str:
         """Every flagged member's id, for the grid's marks (a few bytes each, where a line with reasons is ~70)."""
         return " ".join(str(f.member_id) for f in self.stuck)
+
+    @property
+    def gone_ids(self) -> str:
+        return " ".join(str(i) for i in self.gone)
+
+    @property
+    def left_text(self) -> str:
+        return " ".join(str(i) for i in self.left_ids)
 
 
 @dataclass
@@ -114,13 +157,16 @@ class ClassFacts:
     done: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     seen: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
     seconds: dict[int, dict[int, float]] = field(default_factory=lambda: defaultdict(dict))
-    # per learner, in order: (step, drill, right, answers as typed, right per part)
+    passed: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
+    # per learner: (step, completed at) of each step done within RUSH_SECONDS of opening it
+    rushed: dict[str, list[tuple[int, datetime]]] = field(default_factory=lambda: defaultdict(list))
+    # per learner, in order: (step, drill, right, answers as typed, right per part, when)
     attempts: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
     last_answer: dict[str, datetime] = field(default_factory=dict)
 
 
 MEMBER_COLUMNS = (Member.id, Member.learner_id, Member.name, Member.name_key, Member.joined_at, Member.step,
-                  Member.arrived_at, Member.counted_at, Member.last_active)
+                  Member.arrived_at, Member.counted_at, Member.last_active, Member.moved_version)
 
 
 async def read_class(db: Database, klass: Classroom, since: datetime | None = None) -> ClassFacts:
@@ -135,16 +181,21 @@ async def read_class(db: Database, klass: Classroom, since: datetime | None = No
             select(*MEMBER_COLUMNS).where(in_class).order_by(Member.name_key))).all()))
         if since is not None and not facts.members:
             return facts  # nobody changed: nothing more to read
-        for learner_id, step, is_done in await s.execute(_progress(klass, f.end, in_class)):
+        for learner_id, step, is_done, first, completed in await s.execute(_progress(klass, f.end, in_class)):
             facts.seen[learner_id].add(step)
             if is_done:
                 facts.done[learner_id].add(step)
-        for member_id, step, secs in await s.execute(select(StepTime.member_id, StepTime.step, StepTime.seconds)
-                                                     .join(Member, Member.id == StepTime.member_id).where(in_class)):
+                if completed is not None and first is not None and _rushed(first, completed):
+                    facts.rushed[learner_id].append((step, aware(completed) or completed))
+        for member_id, step, secs, passed in await s.execute(
+                select(StepTime.member_id, StepTime.step, StepTime.seconds, StepTime.passed)
+                .join(Member, Member.id == StepTime.member_id).where(in_class)):
             facts.seconds[member_id][step] = secs
+            if passed:
+                facts.passed[member_id].add(step)
         for learner_id, *attempt in await s.execute(
                 select(DrillAttempt.learner_id, DrillAttempt.step, DrillAttempt.drill, DrillAttempt.correct,
-                       DrillAttempt.answers, DrillAttempt.correct_parts)
+                       DrillAttempt.answers, DrillAttempt.correct_parts, DrillAttempt.created_at)
                 .join(Member, f.by_member).where(*answered).order_by(DrillAttempt.id)):
             facts.attempts[learner_id].append(attempt)
         last = await s.execute(select(DrillAttempt.learner_id, func.max(DrillAttempt.created_at))
@@ -154,14 +205,34 @@ async def read_class(db: Database, klass: Classroom, since: datetime | None = No
 
 
 def _progress(klass: Classroom, end: datetime | None, in_class: ColumnElement[bool]) -> Any:
-    """(learner, step, done 1/0) of the class's members in its lesson, up to its end."""
+    """(learner, step, done 1/0, first seen, completed at) of the class's members in its lesson, up to its end;
+    the times only for steps done after joining (a rush is judged in the class)."""
     done: ColumnElement[bool] = StepProgress.completed_at.is_not(None)
     if end is not None:
         done = and_(done, StepProgress.completed_at <= end)
-    progress = (select(StepProgress.learner_id, StepProgress.step, case((done, 1), else_=0))
+    in_class_done = and_(done, StepProgress.completed_at >= Member.joined_at)
+    progress = (select(StepProgress.learner_id, StepProgress.step, case((done, 1), else_=0),
+                       case((in_class_done, StepProgress.first_seen), else_=None),
+                       case((in_class_done, StepProgress.completed_at), else_=None))
                 .join(Member, Member.learner_id == StepProgress.learner_id)
                 .where(in_class, StepProgress.lesson == klass.lesson))
     return progress.where(StepProgress.first_seen <= end) if end is not None else progress
+
+
+def _rushed(first: datetime, completed: datetime) -> bool:
+    return (completed - first).total_seconds() < RUSH_SECONDS
+
+
+async def read_marks(db: Database, klass: Classroom) -> dict[int, dict[str, datetime]]:
+    """Per member, the flags the instructor marked helped or dismissed, and when."""
+    marks: dict[int, dict[str, datetime]] = defaultdict(dict)
+    async with db.session() as session:
+        s = await session.connection()
+        for member_id, flag, at in await s.execute(
+                select(FlagMark.member_id, FlagMark.flag, FlagMark.marked_at)
+                .join(Member, Member.id == FlagMark.member_id).where(Member.class_id == klass.id)):
+            marks[member_id][flag] = aware(at) or at
+    return dict(marks)
 
 
 @dataclass
@@ -174,34 +245,37 @@ class Learner:
     seen: frozenset[int]
     seconds: dict[int, float]
     drills: dict[str, tuple[int, int]]  # per drill key: answers, right ones
-    struggles: dict[str, int]  # per drill key: wrong answers in all, where the latest is wrong
+    struggles: dict[str, tuple[int, datetime]]  # per drill key: wrong answers in all and the latest, if wrong
     wrong_texts: dict[tuple[str, str], int]  # per drill key and wrong answer as typed: how often
     last: datetime  # last page view, widget move or answer (or joining)
     counted: datetime | None
+    passed: frozenset[int] = frozenset()
+    rushed: tuple[tuple[int, datetime], ...] = ()
     attempts: int = 0
     correct: int = 0
     changed_at: datetime | None = field(default=None, compare=False)  # the board's read that found this version
 
 
-def learner_of(m: Any, facts: ClassFacts) -> Learner:
+def learner_of(m: Any, facts: ClassFacts, labels: dict[str, dict[str, str]] | None = None) -> Learner:
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     wrong: Counter[str] = Counter()
-    last_wrong: dict[str, bool] = {}
+    last_wrong: dict[str, datetime | None] = {}
     texts: Counter[tuple[str, str]] = Counter()
-    for step, drill, right, answers, parts in facts.attempts.get(m.learner_id, ()):
+    for step, drill, right, answers, parts, at in facts.attempts.get(m.learner_id, ()):
         key = f"{step}:{drill}"
         tally[key][0] += 1
         tally[key][1] += 1 if right else 0
         wrong[key] += 0 if right else 1
-        last_wrong[key] = not right
+        last_wrong[key] = None if right else aware(at)
         if not right:
-            texts[key, wrong_text(answers or {}, parts or {})] += 1
+            texts[key, wrong_text(answers or {}, parts or {}, (labels or {}).get(drill))] += 1
     last = max(t for t in (aware(m.last_active), aware(facts.last_answer.get(m.learner_id)), aware(m.joined_at)) if t)
     return Learner(m=m, done=frozenset(facts.done.get(m.learner_id, ())),
                    seen=frozenset(facts.seen.get(m.learner_id, ())), seconds=dict(facts.seconds.get(m.id, {})),
                    drills={k: (n, r) for k, (n, r) in tally.items()},
-                   struggles={k: n for k, n in wrong.items() if last_wrong[k]}, wrong_texts=dict(texts),
-                   last=last, counted=aware(m.counted_at),
+                   struggles={k: (n, at) for k, n in wrong.items() if (at := last_wrong[k]) is not None},
+                   wrong_texts=dict(texts), last=last, counted=aware(m.counted_at),
+                   passed=frozenset(facts.passed.get(m.id, ())), rushed=tuple(facts.rushed.get(m.learner_id, ())),
                    attempts=sum(n for n, _ in tally.values()), correct=sum(r for _, r in tally.values()))
 
 
@@ -217,10 +291,15 @@ class Board:
     wrong: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     p75: dict[int, float | None] = field(default_factory=dict)
     p75_at: datetime | None = None
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)  # per drill: its parts in words
+    marks: dict[int, dict[str, datetime]] = field(default_factory=dict)  # per member: flags marked, when
+    gone: dict[int, datetime] = field(default_factory=dict)  # rows removed or merged, when the board saw it
+    version: int = -1  # the class's pace_version when the board was read whole
 
     @classmethod
-    def of(cls, facts: ClassFacts, at: datetime | None = None) -> Board:
-        board = cls()
+    def of(cls, facts: ClassFacts, at: datetime | None = None, labels: dict[str, dict[str, str]] | None = None
+           ) -> Board:
+        board = cls(labels=labels or {})
         board.merge(facts, at or utcnow())
         return board
 
@@ -228,7 +307,7 @@ class Board:
         """Take in the members read (all of them, or those changed) at `at`; a member read again unchanged keeps
         their entry, and so the time it last changed."""
         for m in facts.members:
-            learner, old = learner_of(m, facts), self.learners.get(m.id)
+            learner, old = learner_of(m, facts, self.labels), self.learners.get(m.id)
             if old == learner:
                 continue
             if old is not None:
@@ -236,6 +315,17 @@ class Board:
             learner.changed_at = at
             self.learners[m.id] = learner
             self._count(learner, 1)
+
+    def board_gone_since(self, now: datetime, keep: timedelta = timedelta(minutes=10)) -> dict[int, datetime]:
+        """The rows this board saw go in the last `keep` (a page polling every 2 s has long taken them off)."""
+        return {i: t for i, t in self.gone.items() if now - t < keep}
+
+    def remark(self, marks: dict[int, dict[str, datetime]], at: datetime) -> None:
+        """New marks from the instructor: the rows whose flags they hide or show again are sent to the page."""
+        for member_id in set(marks) | set(self.marks):
+            if marks.get(member_id) != self.marks.get(member_id) and member_id in self.learners:
+                self.learners[member_id].changed_at = at
+        self.marks = marks
 
     def _count(self, learner: Learner, sign: int) -> None:
         self.done.update({n: sign for n in learner.done})
@@ -247,12 +337,16 @@ class Board:
             t = self.drills[key]
             t.attempts, t.correct, t.learners = t.attempts + sign * n, t.correct + sign * right, t.learners + sign
 
-    def percentiles(self, outline: Outline, now: datetime) -> dict[int, float | None]:
-        """Per step, the 75th percentile of the time of those who finished it (kept for P75_REFRESH)."""
+    def percentiles(self, outline: Outline, now: datetime, idle_seconds: float) -> dict[int, float | None]:
+        """Per step, the 75th percentile of the active time of the active learners who finished it without
+        rushing (kept for P75_REFRESH): learners who left, and clicks straight through, say nothing of its pace."""
         if self.p75_at is None or now - self.p75_at >= P75_REFRESH:
             finished: dict[int, list[float]] = defaultdict(list)
             for learner in self.learners.values():
-                for n in learner.done:
+                if (now - learner.last).total_seconds() >= idle_seconds:
+                    continue
+                rushed = {n for n, _ in learner.rushed}
+                for n in learner.done - rushed:
                     finished[n].append(learner.seconds.get(n, 0.0))
             self.p75 = {s.number: percentile(finished[s.number], 0.75)
                         if len(finished[s.number]) >= P75_MIN_SAMPLES else None for s in outline.steps}
@@ -263,107 +357,164 @@ class Board:
 async def build_dashboard(db: Database, klass: Classroom, now: datetime | None = None) -> Dashboard:
     """Everything the dashboard and cockpit show, in one read of the class."""
     now = now or utcnow()
-    return assemble(klass, Board.of(await read_class(db, klass)), now)
+    board = Board.of(await read_class(db, klass), now, part_labels(outline_of(klass)))
+    board.marks = await read_marks(db, klass)
+    return assemble(klass, board, now)
+
+
+def step_limit(expected_minutes: float, p75: float | None) -> float:
+    """How long a step may take before a learner on it may be stuck: twice what it should take (the lesson's own
+    minutes, or the class's active pace when slower), never under two minutes."""
+    expected = max(expected_minutes * 60, p75 or 0.0)
+    return max(STUCK_MIN_SECONDS, STUCK_FACTOR * expected)
 
 
 @dataclass(frozen=True)
 class Rule:
-    """Who may be stuck at a moment: the class's percentiles, idle limit, end, total and hold."""
+    """Who may need the instructor at a moment: each step's time limit, the idle limit, the end, the total, the
+    hold, and the instructor's marks."""
 
     at: datetime
+    limits: dict[int, float]
     p75: dict[int, float | None]
     idle_seconds: float
     open: bool
     total: int
     hold: int | None
+    marks: dict[int, dict[str, datetime]] = field(default_factory=dict)
 
     def idle(self, learner: Learner) -> float:
         return max((self.at - learner.last).total_seconds(), 0.0)
 
+    def left(self, idle: float) -> bool:
+        return idle >= LEFT_FACTOR * self.idle_seconds
+
     def on_step(self, learner: Learner) -> float | None:
+        """Active time on the current step: what was counted, and the time since, while short enough to count."""
         step, counted = learner.m.step, learner.counted
         if not step:
             return None
-        live = min(max((self.at - counted).total_seconds(), 0.0), IDLE_CAP.total_seconds()) if counted else 0.0
+        live = active_seconds((self.at - counted).total_seconds(), int(self.idle_seconds // 60)) if counted else 0.0
         return learner.seconds.get(step, 0.0) + live
 
-    def reasons(self, learner: Learner, idle: float) -> list[str]:
-        """Nobody in a closed class or who finished; a learner at or past a hold waits for the class, so their
-        time on the step and their quiet are no sign of trouble (issue 13)."""
-        if not self.open or self.total in learner.done:
+    def flags(self, learner: Learner, idle: float) -> list[Flag]:
+        """Nobody in a closed class, who finished, or who left the room; a learner at or past a hold waits for the
+        class, so their time on the step and their quiet are no sign of trouble (issue 13). A flag the instructor
+        marked stays hidden until newer evidence."""
+        if not self.open or self.total in learner.done or self.left(idle):
             return []
-        if self.hold is not None and (learner.m.step or 0) >= self.hold:
-            return _reasons(learner.m.step, None, 0.0, self.p75, learner.struggles, self.idle_seconds)
-        on = self.on_step(learner) if self.p75.get(learner.m.step or 0) is not None else None  # else never long
-        return _reasons(learner.m.step, on, idle, self.p75, learner.struggles, self.idle_seconds)
+        waiting = self.hold is not None and (learner.m.step or 0) >= self.hold
+        found = [*_wrong_flags(learner.struggles), *_rush_flags(learner.rushed)]
+        if not waiting:
+            found = [*_long_flags(learner, self, idle), *found, *_idle_flags(learner, idle, self.idle_seconds)]
+        marked = self.marks.get(learner.m.id, {})
+        return [f for f in found if f.key not in marked or f.since > marked[f.key]]
 
-    def flag(self, learners: Iterable[Learner]) -> tuple[list[Flagged], int]:
-        """Who may be stuck, most reasons and longest quiet first, and how many are active: one pass."""
-        flagged, active = [], 0
+    def flag(self, learners: Iterable[Learner]) -> tuple[list[Flagged], int, list[int]]:
+        """Who may need the instructor, most reasons and longest quiet first, how many are active and who left:
+        one pass."""
+        flagged, active, left = [], 0, []
         for x in learners:
             idle = self.idle(x)
             active += idle < self.idle_seconds
-            if reasons := self.reasons(x, idle):
-                flagged.append(Flagged(member_id=x.m.id, name=x.m.name, reasons=reasons, idle_seconds=idle))
-        flagged.sort(key=lambda f: (-len(f.reasons), -f.idle_seconds))
-        return flagged, active
+            if self.left(idle) and self.open:
+                left.append(x.m.id)
+            if found := self.flags(x, idle):
+                flagged.append(Flagged(member_id=x.m.id, name=x.m.name, flags=found, idle_seconds=idle))
+        flagged.sort(key=lambda f: (-len(f.flags), -f.idle_seconds))
+        return flagged, active, left
+
+
+def _long_flags(learner: Learner, rule: Rule, idle: float) -> list[Flag]:
+    """Long on this step: only while active (a quiet learner gets the idle flag instead)."""
+    step = learner.m.step
+    on = rule.on_step(learner)
+    if not step or on is None or idle >= rule.idle_seconds or on <= rule.limits.get(step, float("inf")):
+        return []
+    arrived = aware(learner.m.arrived_at) or learner.last
+    p75 = rule.p75.get(step)
+    pace = f"; active classmates took {_minutes(p75)}" if p75 is not None else ""
+    return [Flag(key=f"long:{step}", kind="long", since=arrived,
+                 text=f"long on step {step}: {_minutes(on)} active, against about {_minutes(rule.limits[step] / 2)} "
+                      f"expected{pace}")]
+
+
+def _wrong_flags(struggles: dict[str, tuple[int, datetime]]) -> list[Flag]:
+    return [Flag(key=f"wrong:{key}", kind="wrong", since=at,
+                 text=f"{wrong} wrong answers on the drill of step {key.split(':')[0]}, the latest too")
+            for key, (wrong, at) in sorted(struggles.items()) if wrong >= STUCK_WRONG]
+
+
+def _idle_flags(learner: Learner, idle: float, limit: float) -> list[Flag]:
+    if idle < limit:
+        return []
+    return [Flag(key="idle", kind="idle", since=learner.last, text=f"no activity for {_minutes(idle)}")]
+
+
+def _rush_flags(rushed: tuple[tuple[int, datetime], ...]) -> list[Flag]:
+    if len(rushed) < RUSH_STEPS:
+        return []
+    steps = sorted(n for n, _ in rushed)
+    return [Flag(key="rushing", kind="rushing", since=max(at for _, at in rushed),
+                 text=f"clicked Done on {len(steps)} steps within a second of opening each ({_steps_text(steps)})")]
+
+
+def _steps_text(steps: list[int]) -> str:
+    """[2, 3, 4, 5, 9] -> 'steps 2–5, 9'."""
+    runs: list[list[int]] = []
+    for n in steps:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return "steps " + ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
 def assemble(klass: Classroom, board: Board, now: datetime, rows_for: Collection[int] | None = None,
-             stamp: str = "") -> Dashboard:
-    """The dashboard at `now`: counts and the stuck list from every learner (a light pass), step columns and
+             stamp: str = "", since: datetime | None = None) -> Dashboard:
+    """The dashboard at `now`: counts and the flags from every learner (a light pass), step columns and
     drills from the board's counts, and whole rows for `rows_for` (None: everyone, in name order)."""
     info, outline = class_info(klass, now), outline_of(klass)
     end = horizon(klass)
-    rule = Rule(at=min(now, end) if end else now, p75=board.percentiles(outline, now),
-                idle_seconds=klass.idle_minutes * 60, open=info.open, total=len(outline.steps),
-                hold=info.pace_step if info.pace_mode == "hold" else None)
-    flagged, active = rule.flag(board.learners.values())
+    at = min(now, end) if end else now
+    idle_seconds = klass.idle_minutes * 60
+    p75 = board.percentiles(outline, at, idle_seconds)
+    hold = info.pace_step if info.pace_mode == "hold" or (info.pace_mode == "bring" and info.pace_hold) else None
+    rule = Rule(at=at, limits={s.number: step_limit(s.minutes, p75.get(s.number)) for s in outline.steps}, p75=p75,
+                idle_seconds=idle_seconds, open=info.open, total=len(outline.steps), hold=hold, marks=board.marks)
+    flagged, active, left = rule.flag(board.learners.values())
     chosen = sorted(board.learners.values(), key=lambda x: x.m.name_key) if rows_for is None else [
         board.learners[i] for i in rows_for if i in board.learners]
     drills = drill_stats(outline, {k: t for k, t in board.drills.items() if t.attempts},
                          {k: +texts for k, texts in board.wrong.items()}, info.revealed)  # + drops zero counts
     joined = len(board.learners)
     answers = sum(d.attempts for d in drills)
-    counts = Counts(joined=joined, active=active, finished=board.done.get(rule.total, 0), stuck=len(flagged),
-                    attempts=answers, correct_share=sum(d.correct for d in drills) / answers if answers else None)
+    reached = sum(1 for x in board.learners.values() if x.m.moved_version >= klass.bring_version) \
+        if info.pace_mode == "bring" else 0
+    counts = Counts(joined=joined, active=active, finished=board.done.get(rule.total, 0),
+                    stuck=sum(1 for f in flagged if f.stuck), rushing=sum(1 for f in flagged if not f.stuck),
+                    left=len(left), attempts=answers, reached=reached,
+                    correct_share=sum(d.correct for d in drills) / answers if answers else None)
     steps = step_columns(outline, board.done, board.here, joined, rule.p75)
+    gone = [i for i, t in board.gone.items() if since is None or t > since] if rows_for is not None else []
     return Dashboard.model_construct(
         info=info, counts=counts, steps=steps, rows=[_row(x, rule, outline) for x in chosen], drills=drills,
-        stuck=flagged, generated_at=now, stamp=stamp,
-        partial=rows_for is not None)
+        stuck=flagged, generated_at=now, stamp=stamp, partial=rows_for is not None, gone=gone, left_ids=left)
 
 
 def _row(learner: Learner, rule: Rule, outline: Outline) -> LearnerRow:
     m = learner.m
     cells = [step_state(done=s.number in learner.done, seen=s.number in learner.seen, drill=bool(s.drills),
-                        current=s.number == m.step) for s in outline.steps]
+                        current=s.number == m.step, passed=s.number in learner.passed) for s in outline.steps]
     on, idle = rule.on_step(learner), rule.idle(learner)
     return LearnerRow.model_construct(
         member_id=m.id, name=m.name, name_key=m.name_key, cells=cells, step=m.step, done=len(learner.done),
         on_step_seconds=on, idle_seconds=idle, on_step_text=_minutes(on) if on is not None else "",
         idle_text="just now" if idle < 10 else f"{_minutes(idle)} ago", attempts=learner.attempts,
-        correct=learner.correct, reasons=rule.reasons(learner, idle),
+        correct=learner.correct, flags=rule.flags(learner, idle),
         finished=rule.total in learner.done, last_at=learner.last, on_base=learner.seconds.get(m.step or 0, 0.0),
-        counted_at=learner.counted)
-
-
-def _reasons(step: int | None, on_step_seconds: float | None, idle_seconds: float, p75: dict[int, float | None],
-             struggles: dict[str, int], idle_limit: float) -> list[str]:
-    """Why a learner may be stuck, in words an instructor can act on."""
-    reasons = []
-    limit = p75.get(step or 0)
-    if on_step_seconds is not None and limit is not None:
-        threshold = max(STUCK_MIN_SECONDS, STUCK_P75_FACTOR * limit)
-        if on_step_seconds > threshold:
-            reasons.append(f"long on step {step}: {_minutes(on_step_seconds)} "
-                           f"(class 75th percentile {_minutes(limit)})")
-    for key, wrong in sorted(struggles.items()):
-        if wrong >= STUCK_WRONG:
-            reasons.append(f"{wrong} wrong answers on the drill of step {key.split(':')[0]}, the latest too")
-    if idle_seconds >= idle_limit:
-        reasons.append(f"no activity for {_minutes(idle_seconds)}")
-    return reasons
+        counted_at=learner.counted, left=rule.open and rule.left(idle),
+        passed=len(learner.passed - learner.done))
 
 
 def _minutes(seconds: float) -> str:

@@ -18,7 +18,7 @@ from app.classroom.outline import Outline
 from app.classroom.report import AttemptLine, LearnerReport, learner_report
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")
-FORMATS = ("learners", "attempts", "json")
+FORMATS = ("learners", "attempts", "json")  # and "report", the Markdown class report (app/pages/class_report.py)
 
 
 def cell(value: Any) -> Any:
@@ -59,17 +59,29 @@ async def reports(db: Database, klass: Classroom) -> list[LearnerReport]:
     return [await learner_report(db, klass, m) for m in await members_of(db, klass)]
 
 
-ATTEMPT_HEADER = ["name", "at", "step", "drill", "question", "question_text", "part", "part_prompt", "typed",
-                  "part_correct", "attempt_correct", "score", "mistake", "mistake_name"]
+ATTEMPT_HEADER = ["name", "at", "step", "drill", "question", "question_text", "part", "part_prompt", "unit", "typed",
+                  "value", "expected", "part_correct", "attempt_correct", "score_pct", "mistake", "mistake_name"]
+
+
+@dataclass(frozen=True)
+class PartText:
+    """One part of an attempt in words and figures: what it asked, in which unit, the learner's answer as read and
+    the expected value (both in that unit), and the mistake this part's answer shows."""
+
+    prompt: str = ""
+    unit: str = ""
+    value: float | str | None = None
+    expected: float | str | None = None
+    mistake: str = ""
+    mistake_name: str = ""
 
 
 @dataclass(frozen=True)
 class AttemptText:
-    """An attempt in words: the question it answered, what each part asked, the mistake each answer shows."""
+    """An attempt in words: the question it answered and each of its parts."""
 
     question: str = ""
-    parts: Mapping[str, str] = field(default_factory=dict)
-    mistakes: Mapping[str, str] = field(default_factory=dict)
+    parts: Mapping[str, PartText] = field(default_factory=dict)
 
 
 # Puts an attempt into words (the drills know their questions; this layer does not): given by the web layer.
@@ -104,23 +116,42 @@ async def stream(db: Database, klass: Classroom, what: str, describe: Describe =
     yield "\n ]\n}"
 
 
+def pct(share: float | None) -> int | str:
+    """A share as the pages show it: a whole percentage (0.333 -> 33), blank for none."""
+    return "" if share is None else round(100 * share)
+
+
+def figure(value: float | str | None) -> float | str:
+    """A value in its unit, to six significant digits (what the drill showed, without float noise)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return float(f"{value:.6g}")
+
+
 def learners_csv(outline: Outline, people: list[LearnerReport]) -> str:
-    """One row per learner: progress, time on task per step (seconds), drill attempts and scores."""
-    drills = sorted({(a.step, a.drill) for p in people for a in p.attempts}
+    """One row per learner: progress (steps done, passed with the class, finished), active time per step
+    (seconds), and per drill the attempts, right answers, first-try and best scores (whole %) and mastery."""
+    drills = sorted({(d.step, d.drill) for p in people for d in p.drills}
                     | {(s.number, d) for s in outline.steps for d in s.drills})
-    header = ["name", "joined_at", "current_step", "steps_done", "seconds_total"]
+    header = ["name", "joined_at", "current_step", "steps_done", "steps_passed", "finished", "drills_mastered",
+              "seconds_total"]
     header += [f"step_{s.number}_done" for s in outline.steps] + [f"step_{s.number}_seconds" for s in outline.steps]
-    header += [f"step_{s.number}_state" for s in outline.steps]  # done, mastered, skipped, current, seen, todo
+    header += [f"step_{s.number}_state" for s in outline.steps]  # done mastered passed skipped current seen todo
     for step, drill in drills:
-        header += [f"{drill}@{step}_attempts", f"{drill}@{step}_correct", f"{drill}@{step}_best_score"]
+        header += [f"{drill}@{step}_{k}" for k in ("attempts", "correct", "first_try_pct", "best_score_pct",
+                                                    "mastered")]
     rows = []
     for p in people:
-        row: list[Any] = [p.name, p.joined_at, p.step, p.done, round(sum(s.seconds for s in p.steps), 1)]
+        row: list[Any] = [p.name, p.joined_at, p.step, p.done, p.passed, p.finished, p.mastered, round(p.seconds, 1)]
         row += [bool(s.done_at) for s in p.steps] + [round(s.seconds, 1) for s in p.steps]
         row += [s.state for s in p.steps]
-        for step, drill in drills:
-            mine = [a for a in p.attempts if a.step == step and a.drill == drill]
-            row += [len(mine), sum(1 for a in mine if a.correct), max((a.score for a in mine), default="")]
+        mine = {(d.step, d.drill): d for d in p.drills}
+        for key in drills:
+            d = mine.get(key)
+            row += [d.attempts, d.correct, pct(d.first_try_share), pct(d.best_score), d.mastered] if d else \
+                [0, 0, "", "", False]
         rows.append(row)
     return _csv(header, rows)
 
@@ -131,13 +162,20 @@ def attempts_csv(people: list[LearnerReport], describe: Describe = no_words) -> 
 
 
 def _attempt_rows(p: LearnerReport, describe: Describe) -> list[list[Any]]:
+    """A row per part: the question numbered from 1 as the page said it, the answer as typed and as read, the
+    expected value in the same unit, and the mistake of this part alone."""
     rows = []
     for a in p.attempts:
         words = describe(a)
+        wrong = [part for part, ok in a.correct_parts.items() if not ok]
         for part, typed in (a.answers or {"": ""}).items():
-            rows.append([p.name, a.at, a.step, a.drill, a.question, words.question, part, words.parts.get(part, ""),
-                         typed, a.correct_parts.get(part), a.correct, a.score, a.mistake,
-                         words.mistakes.get(part, "")])
+            w = words.parts.get(part, PartText())
+            # without the drill to grade it again, the attempt's mistake belongs to its only wrong part, if one
+            mistake = w.mistake if words.parts else (a.mistake or "" if wrong == [part] else "")
+            value = w.value if w.value is not None else a.parsed.get(part)
+            rows.append([p.name, a.at, a.step, a.drill, p.question_number(a), words.question, part, w.prompt, w.unit,
+                         typed, figure(value), figure(w.expected), a.correct_parts.get(part), a.correct,
+                         pct(a.score), mistake, w.mistake_name])
     return rows
 
 

@@ -36,8 +36,15 @@ class ClassInfo(BaseModel):
     pace_mode: str
     pace_step: int | None
     pace_move: bool
+    pace_hold: bool = Field(default=False, description="A bring that also holds at its step")
     idle_minutes: int
     revealed: list[str]
+    answers_shown: dict[str, int] = Field(default_factory=dict, description="Drill key: seed of the answer on show")
+    message: str = Field(default="", description="The message to the room, while the class is open")
+    message_at: datetime | None = None
+    timer_key: str | None = Field(default=None, description="The drill with a countdown on the projector")
+    timer_ends_at: datetime | None = None
+    ended_by_time: bool = Field(default=False, description="Closed because its end time passed, not by a click")
 
 
 class StepColumn(BaseModel):
@@ -85,12 +92,18 @@ def class_info(klass: Classroom, now: datetime | None = None) -> ClassInfo:
     outline = outline_of(klass)
     open_ = is_open(klass, now)
     ends = aware(klass.ends_at)
+    timer_ends = aware(klass.timer_ends_at)
     return ClassInfo(
         code=klass.code, title=klass.title, lesson=klass.lesson, lesson_title=outline.title, open=open_,
         created_at=aware(klass.created_at) or now, ends_at=ends, closed_at=aware(klass.closed_at),
         ends_in_seconds=(ends - now).total_seconds() if ends and open_ else None,
         pace_mode=klass.pace_mode if open_ else "free", pace_step=klass.pace_step, pace_move=klass.pace_move,
-        idle_minutes=klass.idle_minutes, revealed=list(klass.revealed or []),
+        pace_hold=bool(klass.pace_hold), idle_minutes=klass.idle_minutes, revealed=list(klass.revealed or []),
+        answers_shown={str(k): int(v) for k, v in (klass.answers_shown or {}).items()},
+        message=(klass.message or "") if open_ else "", message_at=aware(klass.message_at),
+        timer_key=klass.timer_key if open_ and timer_ends and timer_ends > now else None,
+        timer_ends_at=timer_ends if open_ and timer_ends and timer_ends > now else None,
+        ended_by_time=not open_ and klass.closed_at is None,
     )
 
 
@@ -121,13 +134,20 @@ class ClassFilter:
                 .group_by(DrillAttempt.step, DrillAttempt.drill, typed, parts))
 
 
-def wrong_text(answers: dict[str, Any], correct_parts: dict[str, Any]) -> str:
-    """The wrong parts of an answer, as typed: '14' or 'bytes: 14; gpus: 2'."""
+def wrong_text(answers: dict[str, Any], correct_parts: dict[str, Any], labels: dict[str, str] | None = None) -> str:
+    """The wrong parts of an answer, as typed, each named by what it asks: '14' or 'Bytes per parameter: 14;
+    Fewest GPUs: 2' (a class made before parts had labels names them by id, 'bytes per parameter')."""
     parts = [p for p, ok in (correct_parts or {}).items() if not ok] or list(answers or {})
     typed = [(p, str((answers or {}).get(p, "")).strip()) for p in parts]
     if len(typed) == 1:
         return typed[0][1] or "(blank)"
-    return "; ".join(f"{p}: {v or '(blank)'}" for p, v in typed) or "(blank)"
+    named = labels or {}
+    return "; ".join(f"{named.get(p) or p.replace('_', ' ')}: {v or '(blank)'}" for p, v in typed) or "(blank)"
+
+
+def part_labels(outline: Outline) -> dict[str, dict[str, str]]:
+    """Per drill, each part's words, as the class keeps them."""
+    return outline.labels
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -147,11 +167,12 @@ class DrillTally:
     learners: int = 0
 
 
-def wrong_counts(rows: list[Any]) -> dict[str, Counter[str]]:
+def wrong_counts(rows: list[Any], labels: dict[str, dict[str, str]] | None = None) -> dict[str, Counter[str]]:
     """Per drill key, the wrong answers as typed and how often, from ClassFilter.wrong_answers's rows."""
     wrong: dict[str, Counter[str]] = defaultdict(Counter)
     for step, drill, answers, parts, count in rows:
-        wrong[f"{step}:{drill}"][wrong_text(json.loads(answers or "{}"), json.loads(parts or "{}"))] += count
+        text = wrong_text(json.loads(answers or "{}"), json.loads(parts or "{}"), (labels or {}).get(drill))
+        wrong[f"{step}:{drill}"][text] += count
     return wrong
 
 

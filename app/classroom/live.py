@@ -17,8 +17,9 @@ from datetime import UTC, datetime, timedelta
 from weakref import WeakKeyDictionary
 
 from app.classroom.class_models import Classroom
-from app.classroom.dashboard import Board, Dashboard, assemble, read_class
+from app.classroom.dashboard import Board, Dashboard, assemble, read_class, read_marks
 from app.classroom.db import Database
+from app.classroom.figures import outline_of, part_labels
 from app.classroom.models import utcnow
 
 GRACE = timedelta(seconds=5)  # longer than a write transaction takes from its stamp to its commit
@@ -55,15 +56,17 @@ def parse_stamp(text: str) -> datetime | None:
 async def dashboard(db: Database, klass: Classroom, since: str = "", rows: bool = True) -> Dashboard:
     """The dashboard now: every row when `since` is no stamp (the page's first load), else only the rows changed
     since that stamp; no rows at all for `rows=False` (the cockpit). The rows are read on the event loop (the
-    connection lives there); the board is built and assembled on a worker thread, under the board's lock."""
+    connection lives there); the board is built and assembled on a worker thread, under the board's lock.
+
+    The instructor's changes (the roster, pacing, a message: anything that bumps the class's pace_version) make
+    the next poll read the whole class again, in whichever process answers it; rows gone since are sent as gone."""
     now, after = utcnow(), parse_stamp(since)
     boards = _kept.setdefault(db, {})
     key = (klass.id, klass.code)
     kept = boards.get(key)
     stamp = stamp_of(now)
     if kept is None or after is None:  # a page's first load reads the whole class, and keeps it for its polls
-        facts = await read_class(db, klass)
-        kept = Kept(board=await asyncio.to_thread(Board.of, facts, now), read_at=now)
+        kept = await _read_whole(db, klass, now, None)
         boards.pop(key, None)
         boards[key] = kept
         while len(boards) > KEPT:
@@ -71,10 +74,25 @@ async def dashboard(db: Database, klass: Classroom, since: str = "", rows: bool 
         chosen: list[int] | None = None if rows else []
     else:
         async with kept.lock:
-            await _catch_up(db, klass, kept, now)
+            if kept.board.version != klass.pace_version:
+                kept = boards[key] = await _read_whole(db, klass, now, kept.board)
+            else:
+                await _catch_up(db, klass, kept, now)
+            kept.board.remark(await read_marks(db, klass), now)
         chosen = [i for i, x in kept.board.learners.items() if x.changed_at and x.changed_at > after] if rows else []
     async with kept.lock:
-        return await asyncio.to_thread(assemble, klass, kept.board, now, chosen, stamp)
+        return await asyncio.to_thread(assemble, klass, kept.board, now, chosen, stamp, after)
+
+
+async def _read_whole(db: Database, klass: Classroom, now: datetime, old: Board | None) -> Kept:
+    """The whole class, read again; rows the old board held that are gone now are remembered as gone."""
+    facts = await read_class(db, klass)
+    board = await asyncio.to_thread(Board.of, facts, now, part_labels(outline_of(klass)))
+    board.version = klass.pace_version
+    board.marks = await read_marks(db, klass)
+    if old is not None:
+        board.gone = {**old.board_gone_since(now), **{i: now for i in set(old.learners) - set(board.learners)}}
+    return Kept(board=board, read_at=now)
 
 
 async def _catch_up(db: Database, klass: Classroom, kept: Kept, now: datetime) -> None:
@@ -82,3 +100,4 @@ async def _catch_up(db: Database, klass: Classroom, kept: Kept, now: datetime) -
     facts = await read_class(db, klass, since=kept.read_at - GRACE)
     kept.board.merge(facts, now)
     kept.read_at = now
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -18,17 +18,20 @@ class StepOutline:
 
 @dataclass(frozen=True)
 class Outline:
-    """The web layer builds this from a lesson when a class is created; the class stores it as JSON."""
+    """The web layer builds this from a lesson when a class is created; the class stores it as JSON. `labels`: per
+    drill, what each part asks in words ("Total training state before activations"), so the instructor's views
+    never show a part's id."""
 
     slug: str
     title: str
     steps: tuple[StepOutline, ...]
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"title": self.title, "steps": [
             {"number": s.number, "title": s.title, "minutes": s.minutes, "drills": list(s.drills),
              **({"note": s.note} if s.note else {}), **({"about": dict(s.about)} if s.about else {})}
-            for s in self.steps]}
+            for s in self.steps], "labels": self.labels}
 
     @classmethod
     def from_json(cls, slug: str, data: dict[str, Any] | None) -> Outline:
@@ -37,4 +40,5 @@ class Outline:
                                   drills=tuple(s.get("drills", ())), note=str(s.get("note", "")),
                                   about=tuple((str(k), str(v)) for k, v in dict(s.get("about", {})).items()))
                       for s in data.get("steps", []))
-        return cls(slug=slug, title=str(data.get("title", slug)), steps=steps)
+        labels = {str(d): {str(k): str(v) for k, v in parts.items()} for d, parts in (data.get("labels") or {}).items()}
+        return cls(slug=slug, title=str(data.get("title", slug)), steps=steps, labels=labels)

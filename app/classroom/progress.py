@@ -127,13 +127,16 @@ async def progress_by_lesson(db: Database, learner_id: str) -> dict[str, LessonP
     return out
 
 
-def step_state(*, done: bool, seen: bool, drill: bool, current: bool = False) -> str:
+def step_state(*, done: bool, seen: bool, drill: bool, current: bool = False, passed: bool = False) -> str:
     """A step's state for a learner: a drill step is done by mastery only, so it reads "mastered", or "skipped"
-    when opened and moved past without mastery; other steps are "done" or "seen"; "current" wins; else "todo"."""
+    when opened and moved past without mastery; other steps are "done" or "seen"; "current" wins; a step the class
+    moved them past (a bring, a late join) reads "passed" unless done; else "todo"."""
     if current:
         return "current"
     if done:
         return "mastered" if drill else "done"
+    if passed:
+        return "passed"
     if seen:
         return "skipped" if drill else "seen"
     return "todo"

@@ -90,5 +90,5 @@ async def build_projection(db: Database, klass: Classroom, now: datetime | None 
     return Projection.model_construct(
         info=info, counts=RoomCounts(joined=c.joined, finished=c.done.get(total, 0) if total else 0),
         steps=step_columns(outline, c.done, here, c.joined),
-        drills=drill_stats(outline, c.tallies, wrong_counts(c.wrong), info.revealed),
+        drills=drill_stats(outline, c.tallies, wrong_counts(c.wrong, outline.labels), info.revealed),
         generated_at=now)

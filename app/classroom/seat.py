@@ -4,7 +4,7 @@ records, the banner poll, and the time facts of a class (open, its end) that eve
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
 from sqlalchemy import bindparam, select, update
@@ -12,10 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.db import Database
-from app.classroom.models import utcnow
-from app.classroom.progress import _insert, record_visit_in, touch_member_in
+from app.classroom.models import StepProgress, utcnow
+from app.classroom.progress import _insert, record_visit_in
 
-IDLE_CAP = timedelta(minutes=20)  # time on a step stops counting after this long without a page view
+IDLE_MINUTES = 5  # a class's default: time on a step counts only across gaps this short (the instructor may change it)
 
 
 def aware(moment: datetime | None) -> datetime | None:
@@ -25,17 +25,20 @@ def aware(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=UTC)
 
 
-
 def horizon(klass: Classroom | Seat) -> datetime | None:
     """When the class stopped recording: closed, or past its end time; None while it runs."""
-    ends = [t for t in (aware(klass.closed_at), aware(klass.ends_at)) if t is not None]
+    return end_of(klass.closed_at, klass.ends_at)
+
+
+def end_of(closed_at: datetime | None, ends_at: datetime | None) -> datetime | None:
+    """The earlier of a closing time and an end time, if any."""
+    ends = [t for t in (aware(closed_at), aware(ends_at)) if t is not None]
     return min(ends) if ends else None
 
 
 def is_open(klass: Classroom | Seat, now: datetime | None = None) -> bool:
     end = horizon(klass)
     return end is None or end > (now or utcnow())
-
 
 
 class ClassBanner(BaseModel):
@@ -50,9 +53,13 @@ class ClassBanner(BaseModel):
     mode: str = Field(description="free | bring | hold")
     pace_step: int | None
     move: bool
+    hold_step: int | None = Field(default=None, description="Steps after this one are locked (hold, or bring-and-hold)")
     token: str = Field(description="Changes whenever the banner would change; the poll sends it back")
+    class_token: str = Field(default="", description="The class's part of the token: what a waiting poll waits on")
     locked: bool = Field(description="This step is after the step the class is held at")
-    pending_move: bool = Field(description="The instructor moved the class and this learner is elsewhere")
+    bring_pending: bool = Field(default=False, description="Asked to go to the bring's step and not there yet")
+    pending_move: bool = Field(description="The instructor moves the class and this learner is elsewhere")
+    message: str = Field(default="", description="The instructor's message to the room, until cleared")
 
 
 @dataclass(frozen=True)
@@ -75,27 +82,53 @@ class Seat:
     step: int | None
     counted_at: datetime | None
     moved_version: int
+    pace_hold: bool = False
+    idle_minutes: int = IDLE_MINUTES
+    message: str = ""
+    bring_version: int = 0
+
+    @property
+    def hold_step(self) -> int | None:
+        """The step after which everything is locked: a hold, or a bring that also holds."""
+        held = self.pace_mode == "hold" or (self.pace_mode == "bring" and self.pace_hold)
+        return self.pace_step if held else None
+
+    @property
+    def bring_open(self) -> bool:
+        """A bring this learner has not reached yet (reaching the step once ends it for them)."""
+        return self.pace_mode == "bring" and self.pace_step is not None and self.moved_version < self.bring_version
 
 
 SEAT_COLUMNS = (Classroom.id, Classroom.code, Classroom.title, Classroom.lesson, Classroom.pace_mode,
                 Classroom.pace_step, Classroom.pace_move, Classroom.pace_version, Classroom.closed_at,
-                Classroom.ends_at, Member.id, Member.name, Member.step, Member.counted_at, Member.moved_version)
+                Classroom.ends_at, Member.id, Member.name, Member.step, Member.counted_at, Member.moved_version,
+                Classroom.pace_hold, Classroom.idle_minutes, Classroom.message, Classroom.bring_version)
+
+
+def class_token(pace_version: int, open_: bool) -> str:
+    """Changes whenever every learner's banner in the class may change (pacing, a message, closing, the roster,
+    the end time passing): what app/classroom/bell.py watches."""
+    return f"{pace_version}.{int(open_)}"
 
 
 def banner_token(seat: Seat, open_: bool) -> str:
-    """Changes whenever any learner's banner in the class would change (pacing, closing, the end time passing)."""
-    return f"{seat.pace_version}.{int(open_)}"
+    """The class's token, and whether this learner still has a bring to follow."""
+    return f"{class_token(seat.pace_version, open_)}.{int(open_ and seat.bring_open)}"
 
 
 def _banner(seat: Seat, page_step: int, now: datetime) -> ClassBanner:
     open_ = is_open(seat, now)
     mode = seat.pace_mode if open_ else "free"
-    locked = mode == "hold" and seat.pace_step is not None and page_step > seat.pace_step
-    pending = (mode == "bring" and seat.pace_move and seat.moved_version < seat.pace_version
-               and page_step != seat.pace_step)
+    hold = seat.hold_step if open_ else None
+    bring = open_ and seat.bring_open
     return ClassBanner(code=seat.code, title=seat.title, name=seat.name, lesson=seat.lesson,
                        page_step=page_step, open=open_, mode=mode, pace_step=seat.pace_step, move=seat.pace_move,
-                       token=banner_token(seat, open_), locked=locked, pending_move=pending)
+                       hold_step=hold, token=banner_token(seat, open_),
+                       class_token=class_token(seat.pace_version, open_),
+                       locked=hold is not None and page_step > hold,
+                       bring_pending=bring and page_step != seat.pace_step,
+                       pending_move=bring and seat.pace_move and page_step != seat.pace_step,
+                       message=seat.message if open_ else "")
 
 
 SEAT_QUERY = (select(*SEAT_COLUMNS).join(Member, Member.class_id == Classroom.id)
@@ -122,8 +155,9 @@ async def held_step(s: AsyncSession, learner_id: str, lesson: str, number: int) 
 
 async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> ClassBanner | None:
     """A learner opened a step: record the visit (unless their class holds them before it), count time on task
-    for their class while it is open, and say what the class banner shows. One transaction, one commit; the
-    statements go through the session's Core connection (SQLAlchemy's ORM step cost ~0.3 ms a statement)."""
+    for their class while it is open, end a bring they now reached, and say what the class banner shows. One
+    transaction, one commit; the statements go through the session's Core connection (SQLAlchemy's ORM step
+    costs ~0.3 ms a statement)."""
     now = utcnow()
     async with db.session() as session:
         s = await session.connection()
@@ -138,24 +172,49 @@ async def note_step(db: Database, learner_id: str, lesson: str, number: int) -> 
         await record_visit_in(s, learner_id, lesson, number)
         if not banner.open:
             return banner
-        await _count_time(s, seat, number, now)
-        if seat.pace_mode == "bring" and seat.pace_move and number == seat.pace_step:
-            await s.execute(update(Member).where(Member.id == seat.member_id)
-                            .values(moved_version=seat.pace_version))
-            banner.pending_move = False
+        reached = seat.bring_open and number == seat.pace_step
+        if reached:  # the bring is done for them: the steps it took them past leave no hole
+            await pass_steps(s, seat.member_id, learner_id, lesson, seat.step or 1, number)
+        await _count_time(s, seat, number, now, {"moved_version": seat.bring_version} if reached else {})
+        if reached:
+            banner.bring_pending = banner.pending_move = False
+            banner.token = f"{banner.class_token}.0"
     return banner
 
 
-async def _count_time(s: AsyncConnection, member: Seat, number: int, now: datetime) -> None:
-    """Add the time since the last page view to the step they were on; note arrival on a new step.
+async def pass_steps(s: AsyncConnection, member_id: int, learner_id: str, lesson: str, first: int, target: int
+                     ) -> None:
+    """Steps first .. target-1 that the learner has not done were passed with the class (a bring, a move, a late
+    join): they read "passed with the class" and count neither done nor against them."""
+    if target <= first:
+        return
+    done = {step for (step,) in await s.execute(select(StepProgress.step).where(
+        StepProgress.learner_id == learner_id, StepProgress.lesson == lesson, StepProgress.step >= first,
+        StepProgress.step < target, StepProgress.completed_at.is_not(None)))}
+    rows = [{"member_id": member_id, "step": n, "seconds": 0.0, "visits": 0, "passed": True}
+            for n in range(first, target) if n not in done]
+    if rows:
+        stmt = _insert(s, StepTime).values(rows)
+        await s.execute(stmt.on_conflict_do_update(index_elements=["member_id", "step"], set_={"passed": True}))
+
+
+def active_seconds(gap: float, idle_minutes: int) -> float:
+    """The part of a gap between two signs of activity that counts as time on task: all of it, or none when it is
+    longer than the class's idle threshold (a tab reopened two hours later adds nothing)."""
+    return gap if 0.0 <= gap <= idle_minutes * 60 else 0.0
+
+
+async def _count_time(s: AsyncConnection, member: Seat, number: int, now: datetime,
+                      extra: dict[str, object] | None = None) -> None:
+    """Add the active time since the last sign of activity to the step they were on; note arrival on a new step.
 
     Two statements, both writes: SQLite holds its write lock for as short a time as possible."""
     counted = aware(member.counted_at)
     rows: dict[int, dict[str, float]] = {}
     if member.step is not None and counted is not None:
-        elapsed = min(max((now - counted).total_seconds(), 0.0), IDLE_CAP.total_seconds())
+        elapsed = active_seconds((now - counted).total_seconds(), member.idle_minutes)
         rows[member.step] = {"seconds": elapsed, "visits": 0}
-    values: dict[str, object] = {"counted_at": now}
+    values: dict[str, object] = {"counted_at": now, **(extra or {})}
     if member.step != number:
         values.update(step=number, arrived_at=now)
         rows[number] = {"seconds": 0.0, "visits": 1}
@@ -177,6 +236,7 @@ class Poll:
     changed: bool = False
     refresh: bool = False
     move_to: int | None = None
+    class_id: int | None = None
 
 
 async def poll(db: Database, learner_id: str, lesson: str, page_step: int, token: str, was_locked: bool) -> Poll:
@@ -189,16 +249,27 @@ async def poll(db: Database, learner_id: str, lesson: str, page_step: int, token
         return Poll(banner=None, changed=True)
     banner = _banner(seat, page_step, now)
     if banner.pending_move and seat.pace_step is not None:
-        async with db.session() as s:
-            await s.execute(update(Member).where(Member.id == seat.member_id)
-                            .values(moved_version=seat.pace_version))
-        return Poll(banner=banner, changed=True, move_to=seat.pace_step)
+        return Poll(banner=banner, changed=True, move_to=seat.pace_step, class_id=seat.class_id)
     if banner.locked != was_locked:
-        return Poll(banner=banner, changed=True, refresh=True)
-    return Poll(banner=banner, changed=banner.token != token)
+        return Poll(banner=banner, changed=True, refresh=True, class_id=seat.class_id)
+    return Poll(banner=banner, changed=banner.token != token, class_id=seat.class_id)
 
 
 async def record_activity(db: Database, learner_id: str, lesson: str) -> bool:
-    """The learner touched a widget: they are active, not stuck. False when not in an open class."""
-    async with db.session() as s:  # one statement: no read before the write
-        return await touch_member_in(s, learner_id, lesson)
+    """The learner touched a widget: they are active, not stuck, and the time since their last sign of activity
+    counts on their step (when it is short enough). False when not in an open class."""
+    async with db.session() as session:
+        return await active_in(await session.connection(), learner_id, lesson)
+
+
+async def active_in(s: AsyncConnection, learner_id: str, lesson: str) -> bool:
+    """record_activity inside a caller's transaction: one indexed read, then two writes when in an open class."""
+    now = utcnow()
+    seat = await _latest(s, learner_id, lesson)
+    if seat is None or not is_open(seat, now):
+        return False
+    if seat.step is None:
+        await s.execute(update(Member).where(Member.id == seat.member_id).values(last_active=now))
+    else:
+        await _count_time(s, seat, seat.step, now)
+    return True

@@ -28,12 +28,18 @@ SMALLEST, LARGEST = 0.5e9, 400e9
 
 
 def _model(rng: random.Random) -> tuple[str, str, float]:
-    """A catalog model, or a custom size between 0.5 B and 400 B (two significant digits)."""
+    """A catalog model, or a custom size between 0.5 B and 400 B (two significant digits), written with every
+    digit it has: the size the question shows is the size it grades ("0.67 B", never "0.7 B" for 0.67 B)."""
     if rng.random() < 0.5:
         arch = CATALOG[rng.choice(sorted(CATALOG))]
         return arch.id, arch.name, float(arch.parameters)
     size = float(f"{10 ** rng.uniform(math.log10(SMALLEST), math.log10(LARGEST)):.2g}")
-    return "custom", f"a {billions(size, 1 if size < 1e10 else 0)}-parameter model", size
+    return "custom", f"a {billions(size, size_digits(size))}-parameter model", size
+
+
+def size_digits(size: float) -> int:
+    """Decimals of a count in billions that show all of its two significant digits: 0.67 B, 5.5 B, 55 B, 160 B."""
+    return max(0, 1 - math.floor(math.log10(size / 1e9)))
 
 
 def _clear_gpu_count(total: float, capacity: float) -> bool:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.drills.base import AnswerErrors, Drill
+from app.drills.base import AnswerErrors, Drill, write
 
 TOP_MISTAKES = 4
 _FIGURE_FIRST = re.compile(r"^[^:]*\d[^:]*:\s+")  # "128.0 GB is 8B × 16 bytes: that forgets …" → "that forgets …"
@@ -54,16 +54,37 @@ class MistakeTally:
 
 
 @dataclass(frozen=True)
+class Expected:
+    """One part of the question on screen and its right answer, as the drill's feedback writes it."""
+
+    prompt: str
+    answer: str
+
+
+@dataclass(frozen=True)
 class RoomSummary:
     """What a projector shows of one drill's answers."""
 
     title: str
     description: str
-    example: str = ""  # the latest learner's question in full, to read out
+    example: str = ""  # the question on screen in full, to read out: the latest learner's, or the one pinned
+    example_seed: int | None = None  # its seed: "show the answer" pins this question
     parts: list[PartTally] = field(default_factory=list)
     mistakes: list[MistakeTally] = field(default_factory=list)
     other_wrong: int = 0  # wrong parts that match no classic mistake
     answers: int = 0
+    expected: list[Expected] = field(default_factory=list)  # the right answer of the question on screen, once shown
+    solution: list[str] = field(default_factory=list)  # the engine's worked solution of it, once shown
+
+    @property
+    def answer_shown(self) -> bool:
+        return bool(self.expected)
+
+    def top(self, n: int) -> tuple[list[MistakeTally], int]:
+        """The n commonest mistakes, and how many wrong parts the rest of the answers have (the mistakes left out
+        included), for a screen with room for n."""
+        shown = self.mistakes[:n]
+        return shown, self.other_wrong + sum(m.count for m in self.mistakes[n:])
 
 
 def mistake_name(message: str) -> str:
@@ -92,8 +113,11 @@ def grade_for_room(drill: Drill, answer: Answer) -> Graded:
     return _graded[key]
 
 
-def summarise(drill: Drill, answers: Sequence[Answer]) -> RoomSummary:
-    """Right and wrong per part and the commonest mistakes over answers to (possibly) different questions."""
+def summarise(drill: Drill, answers: Sequence[Answer], pinned: int | None = None, description: str | None = None
+              ) -> RoomSummary:
+    """Right and wrong per part and the commonest mistakes over answers to (possibly) different questions; with
+    `pinned` (a question's seed), that question stays on screen with its right answer and worked solution.
+    `description`: what the drill asks, when the caller knows better than the drill (None: the drill's own)."""
     right: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
     mistakes: Counter[tuple[str, str]] = Counter()
@@ -105,9 +129,18 @@ def summarise(drill: Drill, answers: Sequence[Answer]) -> RoomSummary:
             if mistake:
                 mistakes[(part, mistake)] += 1
     top = mistakes.most_common(TOP_MISTAKES)
-    example = drill.question(answers[0].seed).prompt if answers else ""  # answers come newest first
+    seed = pinned if pinned is not None else (answers[0].seed if answers else None)  # answers come newest first
+    question = drill.question(seed) if seed is not None else None
+    expected, solution = [], []
+    if question is not None and pinned is not None:
+        worked = drill.solve(question)
+        expected = [Expected(prompt=p.prompt, answer=write(p, worked.expected[p.id])) for p in question.parts
+                    if p.graded and p.id in worked.expected]  # a free-text part has no right answer to show
+        solution = list(worked.solution)
     return RoomSummary(
-        title=drill.title, description=drill.description, example=example, answers=len(answers),
+        title=drill.title, description=drill.description if description is None else description,
+        example=question.prompt if question else "", example_seed=seed, answers=len(answers),
+        expected=expected, solution=solution,
         parts=[PartTally(id=p, prompt=text, right=right[p], wrong=wrong[p]) for p, text in prompts.items()],
         mistakes=[MistakeTally(part=prompts[p], name=n, count=c, width=100 * c / len(answers)) for (p, n), c in top],
         other_wrong=sum(wrong.values()) - sum(c for _, c in top),

@@ -17,7 +17,7 @@ from app.classroom import attempts
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited
 from app.drills.base import AnswerErrors, Coverage, Drill, Feedback, PartResult, Question
-from app.drills.seeds import learner_question
+from app.drills.seeds import Room, learner_question
 from app.engine.placement import NodeLoad
 from app.lessons.model import Block, Lesson
 from app.pages.errors import NotFound
@@ -112,8 +112,8 @@ async def build_view(
     drill = drill_for(block)
     if drill is None:
         return None
-    status = status or await attempts.status(db, learner, drill.name)
-    question = learner_question(drill, learner, status.question)
+    status = status or await attempts.status(db, learner, drill.name, lesson.slug)
+    question = current_question(drill, learner, status)
     last = status.on_question[-1] if status.on_question else None
     feedback = _regraded(drill, question, last.answers) if last is not None and not errors else None
     solution_hints = drill.solve(question).hints
@@ -132,6 +132,13 @@ async def build_view(
     if feedback is not None and drill.node_load is not None:
         view.node = drill.node_load(question)
     return view
+
+
+def current_question(drill: Drill, learner: str, status: attempts.DrillStatus) -> Question:
+    """The learner's current question: the one they answered under its number, else the one their seat in their
+    class is dealt (app/drills/seeds.py), else their own."""
+    room = Room(*status.room) if status.room else None
+    return learner_question(drill, learner, status.question, room, status.seed_of(status.question))
 
 
 def _regraded(drill: Drill, question: Question, answers: Mapping[str, str]) -> Feedback | None:
@@ -192,7 +199,7 @@ class Located:
 
     async def open_hint(self, db: Database, learner: str, shown: int) -> DrillView:
         """The view with one more hint open; it stays open after an answer and a reload."""
-        status = await attempts.status(db, learner, self.drill.name)
+        status = await attempts.status(db, learner, self.drill.name, self.lesson.slug)
         status.hints = await attempts.open_hints(db, learner, self.drill.name, status.question, shown + 1)
         return await self.view(db, learner, status=status)
 
@@ -227,7 +234,7 @@ async def answer(db: Database, learner: str, found: Located) -> Outcome:
     if before.held_at is not None:
         return await held(db, learner, found, before)
     status = before.status
-    q = learner_question(drill, learner, status.question)
+    q = current_question(drill, learner, status)
     errors, feedback = _grade(drill, q, typed) if at.question == status.question else (None, None)
     mastery = drill.settings.model_validate(found.block.params).mastery
     spread_met = drill.topic is None or drill.coverage(attempts.first_tries(status.attempts)).spread_met_with(

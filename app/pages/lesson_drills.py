@@ -8,16 +8,11 @@ the lesson the app serves now, so a lesson reloaded in author mode serves its ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from pydantic import ValidationError
 
-from app.classroom.export import AttemptText, Describe
-from app.classroom.report import AttemptLine
 from app.drills import declarative
-from app.drills.base import AnswerErrors, Drill
+from app.drills.base import Drill
 from app.drills.registry import all_drills, get_drill
-from app.drills.room import Answer, RoomSummary, summarise
 from app.lessons.blocks import evaluator
 from app.lessons.model import Block, Lesson
 
@@ -61,33 +56,3 @@ def every_drill(lessons: list[Lesson]) -> dict[str, Drill]:
 def find_drill(lessons: list[Lesson], name: str) -> Drill | None:
     """The drill called `name`: a built-in one, or one a lesson declares (`lesson-slug/drill-id`)."""
     return get_drill(name) or (lesson_drills(lessons).get(name) if "/" in name else None)
-
-
-def describe_attempts(lessons: list[Lesson]) -> Describe:
-    """Puts a stored attempt into words for an export: its question's text, each part's prompt, and the mistake
-    each wrong answer shows (what the learner was told), by grading the answers as typed again."""
-
-    def describe(a: AttemptLine) -> AttemptText:
-        drill = find_drill(lessons, a.drill)
-        if drill is None:  # a drill since removed from the lessons: its ids are all there is
-            return AttemptText()
-        question = drill.question(a.seed)
-        try:
-            graded = drill.grade(question, a.answers).parts
-        except AnswerErrors:
-            graded = []
-        return AttemptText(question=question.prompt, parts={p.id: p.prompt for p in question.parts},
-                           mistakes={r.id: r.message for r in graded if r.mistake})
-
-    return describe
-
-
-def room_summaries(lessons: list[Lesson], answers: Mapping[str, list[tuple[int, dict[str, str]]]]
-                   ) -> dict[str, RoomSummary]:
-    """For each revealed drill ('step:drill'), its answers summed up for a room (see app/drills/room.py)."""
-    out = {}
-    for key, rows in answers.items():
-        drill = find_drill(lessons, key.partition(":")[2])
-        if drill is not None:
-            out[key] = summarise(drill, [Answer(seed=seed, answers=typed) for seed, typed in rows])
-    return out

@@ -24,7 +24,8 @@ PANELS_KEPT = 512  # rendered dgx-1 panels remembered per process (a few kB each
 GRID_CELLS = {"done": '<td class="c c-done">✓</td>', "current": '<td class="c c-current">●</td>',
               "seen": '<td class="c c-seen">○</td>', "todo": '<td class="c"></td>',
               "mastered": '<td class="c c-done c-mastered" title="drill mastered">★</td>',
-              "skipped": '<td class="c c-skipped" title="drill skipped">–</td>'}
+              "skipped": '<td class="c c-skipped" title="drill skipped">–</td>',
+              "passed": '<td class="c c-passed" title="passed with the class">↷</td>'}
 
 
 _MD_INLINE = re.compile(r"([\\`*_{}\[\]()#|~!])")

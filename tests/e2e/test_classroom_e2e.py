@@ -19,7 +19,7 @@ def host_class(page: Page, base: str, title: str) -> str:
     """Create a class at /teach and open its dashboard; returns the class code."""
     page.goto(base + "/teach")
     page.get_by_label("Class title").fill(title)
-    page.get_by_label("Lesson").select_option(label="What AI Workloads Need")
+    page.get_by_label("Lesson").select_option("what-ai-workloads-need")
     page.get_by_role("button", name="Create the class").click()
     expect(page.get_by_role("heading", name=f"{title} is ready")).to_be_visible()
     code = page.locator("[data-code]").first.get_attribute("data-code")

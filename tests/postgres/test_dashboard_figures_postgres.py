@@ -12,7 +12,16 @@ from app.classroom import dashboard
 from app.classroom.db import Database, upgrade
 from app.classroom.models import utcnow
 from tests.postgres.pg import fresh_database
-from tests.unit.classroom.classroom_helpers import answer, finish_step, join, new_class, open_step, rewind, run
+from tests.unit.classroom.classroom_helpers import (
+    answer,
+    finish_after,
+    finish_step,
+    join,
+    new_class,
+    open_step,
+    rewind,
+    run,
+)
 
 pytestmark = pytest.mark.postgres
 
@@ -23,12 +32,8 @@ async def scripted(db: Database) -> dict[str, Any]:
     klass, _ = await new_class(db)
     ada, bo, cy, di, ed = [await join(db, klass, n) for n in ("Ada", "Bo", "Cy", "Di", "Ed")]
     for member, seconds in ((ada, 30), (bo, 40), (cy, 60), (di, 90)):
-        await open_step(db, member, 1)
-        await rewind(db, member, seconds)
-        await finish_step(db, member, 1)
-        await open_step(db, member, 2)
-        await rewind(db, member, seconds)
-        await finish_step(db, member, 2)
+        await finish_after(db, member, 1, seconds)  # opened `seconds` ago, active all along, then Done
+        await finish_after(db, member, 2, seconds)
         await open_step(db, member, 3)
     await answer(db, ada.learner_id, "14", False)
     await answer(db, ada.learner_id, "2", True)

@@ -179,7 +179,7 @@ def test_the_class_dashboard_counts_the_declared_drill(tmp_path: Path) -> None:
     stat = re.search(rf'data-drill="1:{re.escape(NAME)}">(.*?)</article>', dashboard, re.S)
     assert stat is not None, "the dashboard has no entry for the declared drill"
     assert f"({NAME})" in stat.group(1)
-    assert re.search(r"<span data-attempts>1</span> answers from 1 learner · <strong data-share>100 %</strong> right",
+    assert re.search(r"<span data-attempts>1</span> answer from 1 learner · <strong data-share>100 %</strong> right",
                      stat.group(1)), stat.group(1)  # fmt: skip
 
 

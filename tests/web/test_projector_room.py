@@ -72,6 +72,6 @@ def test_a_projector_open_when_the_class_closes_drops_its_join_panel_at_the_next
     created = drill_room.instructor.create(lesson="drills")
     drill_room.instructor.open_dashboard(created)
     assert drill_room.instructor.post("close").status_code == 303
-    poll = drill_room.instructor.live("/projector").text
-    assert re.search(r'<section class="join-panel closed" id="join-panel"[^>]*hx-swap-oob="true"', poll)
-    assert "Join at" not in poll
+    poll = drill_room.instructor.live("/projector").text  # a poll replaces the whole screen, join panel and all
+    assert poll.startswith('<div id="projector-live"') and '<section class="join-panel closed" id="join-panel"' in poll
+    assert "Join at" not in poll and "hx-get" not in poll  # and a closed class stops polling

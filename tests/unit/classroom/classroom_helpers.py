@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 from sqlalchemy import update
 
 from app.classroom import classes, progress, seat
-from app.classroom.class_models import Classroom, Member
+from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.db import Database
-from app.classroom.models import DrillAttempt, utcnow
+from app.classroom.models import DrillAttempt, StepProgress, utcnow
 from app.classroom.outline import Outline, StepOutline
 
 T = TypeVar("T")
@@ -45,8 +45,7 @@ async def new_class(db: Database, title: str = "Tuesday group") -> tuple[Classro
 
 
 async def join(db: Database, klass: Classroom, name: str, learner: str | None = None) -> Member:
-    _, member = await classes.join(db, klass.code, name, learner or str(uuid.uuid4()), "10.0.0.1")
-    return member
+    return (await classes.join(db, klass.code, name, learner or str(uuid.uuid4()), "10.0.0.1")).member
 
 
 async def open_step(db: Database, member: Member, number: int) -> seat.ClassBanner | None:
@@ -80,6 +79,30 @@ async def rewind(db: Database, member: Member, seconds: float, **columns: Any) -
     values = {c: earlier for c in ("counted_at", "arrived_at", "last_active")} | columns
     async with db.session() as s:
         await s.execute(update(Member).where(Member.id == member.id).values(**values))
+
+
+async def spend(db: Database, member: Member, step: int, seconds: float) -> None:
+    """The member was active on `step` for `seconds` (widget moves every few seconds), up to now: their active time
+    on it grows by that much, their last activity is now."""
+    now = utcnow()
+    async with db.session() as s:
+        conn = await s.connection()
+        stmt = progress._insert(conn, StepTime).values(member_id=member.id, step=step, seconds=seconds, visits=0)
+        await conn.execute(stmt.on_conflict_do_update(index_elements=["member_id", "step"],
+                                                      set_={"seconds": StepTime.seconds + seconds}))
+        await conn.execute(update(Member).where(Member.id == member.id).values(
+            counted_at=now, last_active=now, arrived_at=now - timedelta(seconds=seconds)))
+
+
+async def finish_after(db: Database, member: Member, step: int, seconds: float) -> None:
+    """The member opened `step` `seconds` ago, was active on it all along, and marked it done now."""
+    await open_step(db, member, step)
+    async with db.session() as s:
+        await s.execute(update(StepProgress).where(StepProgress.learner_id == member.learner_id,
+                                                   StepProgress.step == step)
+                        .values(first_seen=utcnow() - timedelta(seconds=seconds)))
+    await spend(db, member, step, seconds)
+    await finish_step(db, member, step)
 
 
 async def reload(db: Database, klass: Classroom) -> Classroom:

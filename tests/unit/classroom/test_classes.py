@@ -123,18 +123,40 @@ def test_time_on_a_step_is_the_time_between_page_views(url: str) -> None:
     assert seconds[2] == pytest.approx(30, abs=2)
 
 
-def test_a_learner_away_for_an_hour_is_counted_twenty_minutes_on_that_step(url: str) -> None:
-    async def scenario(db: Database) -> float:
+def test_a_tab_reopened_after_an_hour_adds_no_time_on_task(url: str) -> None:
+    """Time on task is active time: a gap between two signs of activity longer than the class's idle minutes (5)
+    counts nothing, one just under it counts whole (the walk saw a tab reopened two hours later add 20 minutes)."""
+    async def scenario(db: Database) -> tuple[float, float]:
         klass, _ = await new_class(db)
         member = await join(db, klass, "Ada")
         await open_step(db, member, 1)
         await rewind(db, member, 3600)
         await open_step(db, member, 2)
+        await rewind(db, member, 4 * 60 + 50)
+        await open_step(db, member, 3)
+        async with db.session() as s:
+            times = dict((await s.execute(select(StepTime.step, StepTime.seconds))).all())
+        return times[1], times[2]
+
+    away, reading = run(url, scenario)
+    assert away == 0.0
+    assert reading == pytest.approx(290, abs=2)  # 2 s tolerance for the test's own run time
+
+
+def test_widget_moves_count_time_on_the_step_between_page_views(url: str) -> None:
+    """Activity is a page view, an answer or a widget move: reading a step for 12 minutes while moving a widget
+    every 4 counts all 12, though no two page views are closer than the idle minutes."""
+    async def scenario(db: Database) -> float:
+        klass, _ = await new_class(db)
+        member = await join(db, klass, "Ada")
+        await open_step(db, member, 1)
+        for _ in range(3):
+            await rewind(db, member, 240)
+            assert await seat.record_activity(db, member.learner_id, OUTLINE.slug)
         async with db.session() as s:
             return float((await s.execute(select(StepTime.seconds).where(StepTime.step == 1))).scalar_one())
 
-    # a second of wall clock between the requests
-    assert run(url, scenario) == pytest.approx(seat.IDLE_CAP.total_seconds(), abs=1)
+    assert run(url, scenario) == pytest.approx(720, abs=3)
 
 
 def test_hold_locks_the_steps_after_n_and_release_opens_them(url: str) -> None:
@@ -168,9 +190,11 @@ def test_bring_everyone_moves_each_learner_once_then_lets_them_go_on(url: str) -
         member = await join(db, klass, "Ada")
         await open_step(db, member, 1)
         await classes.set_pace(db, klass, "bring", 3, True, 4)
-        first = await seat.poll(db, member.learner_id, OUTLINE.slug, 1, "0.1", False)
-        await open_step(db, member, 3)
-        later = await seat.poll(db, member.learner_id, OUTLINE.slug, 4, "1.1", False)
+        first = await seat.poll(db, member.learner_id, OUTLINE.slug, 1, "0.1.0", False)
+        await open_step(db, member, 3)  # the browser follows the move: the bring is done for them
+        banner = await open_step(db, member, 4)
+        assert banner is not None and not banner.bring_pending
+        later = await seat.poll(db, member.learner_id, OUTLINE.slug, 4, banner.token, False)
         return [first.move_to, later.move_to, later.changed]
 
     assert run(url, scenario) == [3, None, False]
