@@ -105,7 +105,7 @@ def test_fixes_are_links_that_apply_the_smallest_changes(lessons_client: TestCli
 def test_knobs_choose_which_controls_show_and_the_rest_ride_along_hidden(client: TestClient) -> None:
     few = client.get("/widgets/plan?knobs=model,gpus").text
     assert 'id="w1-gpus"' in few and 'id="w1-model"' in few
-    assert 'id="w1-mfu"' not in few and '<input type="hidden" name="mfu" value="">' in few  # blank: the engine works the MFU out
+    assert 'id="w1-mfu"' not in few and '<input type="hidden" name="mfu" value="">' in few
     every = client.get("/widgets/plan?knobs=all").text
     for knob in (
         "model",
