@@ -44,7 +44,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     port = args.port or settings.port
     print(f"GPU Classroom on http://{host}:{port}/  (Ctrl-C stops)", flush=True)
     uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=args.workers, log_level="info",
-                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)  # each worker builds its app
+                proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips,  # each worker builds its app
+                timeout_graceful_shutdown=3)  # a banner poll held open (app/classroom/bell.py) asks again later
     return 0
 
 
