@@ -31,6 +31,7 @@ def test_each_anchor_is_a_row_with_its_source_measured_engine_and_ratio(client: 
         assert "<strong>Source:</strong>" in row and "<strong>Hardware:</strong>" in row
         assert re.search(r'data-value="ratio">×\d+\.\d\d<', row)
         assert re.search(r'data-value="measured">[\d,.]+ ', row) and re.search(r'data-value="engine">[\d,.]+ ', row)
+        assert ("<p data-gap><strong>Not matched:</strong>" in row) == bool(anchor.gap)  # a miss says why
     assert "96 GB HBM2e" in r.text and "MLPerf Inference v4.0" in r.text
 
 

@@ -32,10 +32,25 @@ def rows() -> dict[str, float]:
     return {r.id: r.ratio for r in anchor_rows()}
 
 
-@pytest.mark.parametrize("anchor", [a.id for a in ANCHORS])
+@pytest.mark.parametrize("anchor", [a.id for a in ANCHORS if not a.gap])
 def test_every_measured_anchor_is_within_20_percent(anchor: str) -> None:
     """Each published figure on /numbers against the engine's for the same job (issue 25: 20 % or better)."""
     assert rows()[anchor] == pytest.approx(1.0, abs=WIDER.get(anchor, 0.2))
+
+
+@pytest.mark.parametrize("anchor", [a.id for a in ANCHORS if a.gap])
+def test_a_row_the_engine_misses_says_why_and_is_really_missed(anchor: str) -> None:
+    """A gap is shown with its reason, not fitted away; when the engine comes within 20 %, the reason must go."""
+    assert rows()[anchor] != pytest.approx(1.0, abs=0.2)
+
+
+def test_item_4_published_pretraining_gpu_hours_of_whole_runs() -> None:
+    """Llama 2 (A100) and Llama 3.1 405B and 70B (H100) model cards: the whole run's GPU-hours within 20 % at the
+    MFU the engine works out; the larger model reaches the higher MFU on the same layout."""
+    r = rows()
+    for anchor in ("llama2-7b-gpu-hours", "llama2-13b-gpu-hours", "llama2-70b-gpu-hours",
+                   "llama31-405b-gpu-hours", "llama31-70b-gpu-hours"):
+        assert r[anchor] == pytest.approx(1.0, abs=0.2), anchor
 
 
 def test_item_1_a_short_prompt_pays_the_fixed_cost_of_a_forward_pass() -> None:
