@@ -60,8 +60,13 @@ DEFENCES: dict[str, list[str]] = {
         "address", "tests/web/test_classroom_security.py::test_an_address_that_rotates_browsers_is_still_stopped",
         "tests/web/test_classroom_security.py::test_creating_classes_is_rate_limited_too",
         "tests/web/test_classroom_security.py::test_admin_token_guesses_never_lock_out_the_real_instructor"],
-    "streams yield and are capped": ["tests/web/test_streams.py"],
-    # "lesson expression budgets": issue 30 item 4's tests (the authoring developer's), added at its merge
+    "streams yield and are capped": ["tests/web/test_streams.py", "tests/unit/classroom/test_bell.py"],
+    "lesson expression budgets": ["tests/unit/lessons/test_expression_budget.py",
+                                  "tests/unit/test_cli_lessons.py::test_serve_starts_with_a_lesson_over_budget_left_"
+                                  "out_and_says_where", "tests/unit/test_cli_lessons.py::test_check_reports_every_"
+                                  "probe_at_its_line_and_returns", "tests/unit/test_cli_lessons.py::test_author_mode_"
+                                  "shows_a_saved_probe_stays_idle_and_stops_on_sigterm", "tests/unit/test_cli_"
+                                  "lessons.py::test_author_mode_started_on_a_probe_answers_and_stops_on_sigterm"],
 }
 
 

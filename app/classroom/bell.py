@@ -11,6 +11,7 @@ same change: nothing that matters lives here, only who is waiting on this proces
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -24,6 +25,11 @@ from app.classroom.seat import class_token, end_of
 
 EVERY = 0.5  # seconds between two reads of the waited-on classes
 HOLD = 10.0  # seconds a poll waits at most: under a proxy's idle timeout, and a server stops within it
+# Held polls are connections: a process holds at most MAX_WAITING of them, and one learner at most
+# MAX_PER_LEARNER (a page and a second tab); past either, a poll is answered at once, as an ordinary poll
+# (the page then asks again at its usual pace), so no client can pile up open connections.
+MAX_WAITING = 2000
+MAX_PER_LEARNER = 2
 
 
 @dataclass
@@ -39,14 +45,22 @@ class Bell:
     db: Database
     every: float = EVERY
     waiting: dict[int, list[Waiter]] = field(default_factory=dict)
+    holders: Counter[str] = field(default_factory=Counter)
     task: asyncio.Task[None] | None = None
     loop: asyncio.AbstractEventLoop | None = None  # the event loop its polls wait in (one per process, in a server)
 
+    def room_for(self, who: str) -> bool:
+        """May `who` hold one more poll open here (the process's cap, and the learner's when one is named)?"""
+        return sum(self.holders.values()) < MAX_WAITING and (not who or self.holders[who] < MAX_PER_LEARNER)
+
     async def wait(self, class_id: int, token: str, timeout: float = HOLD,
-                   gone: asyncio.Future[Any] | None = None) -> int:
+                   gone: asyncio.Future[Any] | None = None, who: str = "") -> int:
         """Wait until the class's token differs from `token`, at most `timeout` seconds, or until `gone` (the
         client hung up). Returns how many polls this change woke at once (0 otherwise): the caller spreads a
-        crowd's next requests over time."""
+        crowd's next requests over time. Past the caps (`room_for`) it returns 0 at once."""
+        if not self.room_for(who):
+            return 0
+        self.holders[who] += 1
         waiter = Waiter(token, asyncio.get_running_loop().create_future())
         self.waiting.setdefault(class_id, []).append(waiter)
         if self.task is None or self.task.done():
@@ -56,6 +70,9 @@ class Bell:
             await asyncio.wait(watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             return waiter.woken.result() if waiter.woken.done() else 0
         finally:
+            self.holders[who] -= 1
+            if self.holders[who] <= 0:
+                del self.holders[who]
             rest = [w for w in self.waiting.get(class_id, []) if w is not waiter]
             if rest:
                 self.waiting[class_id] = rest

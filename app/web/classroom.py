@@ -104,7 +104,7 @@ async def banner(request: Request, tpl: Tpl, db: DB, learner: LearnerId, lesson:
     if wait and not result.changed and result.class_id is not None and result.banner and result.banner.open:
         gone = asyncio.ensure_future(_hung_up(request))
         try:
-            woken = await bell_for(db).wait(result.class_id, result.banner.class_token, HOLD, gone)
+            woken = await bell_for(db).wait(result.class_id, result.banner.class_token, HOLD, gone, who=learner)
         finally:
             gone.cancel()
         if woken:

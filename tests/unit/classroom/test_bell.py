@@ -52,3 +52,24 @@ def test_a_quiet_class_lets_a_poll_go_after_its_hold_and_a_client_that_hung_up_g
     quiet, held, left, after = run(url, scenario)
     assert quiet == 0 and 0.45 < held < 1.5
     assert left == 0 and after < 1.0
+
+
+def test_one_learner_holds_at_most_two_polls_open_and_a_third_is_answered_at_once(url: str) -> None:
+    async def scenario(db: Database) -> tuple[list[int], float, float]:
+        klass, _ = await new_class(db)
+        ada = await join(db, klass, "Ada")
+        banner = await open_step(db, ada, 1)
+        assert banner is not None
+        bell = Bell(db, every=0.1)
+        held = [asyncio.create_task(bell.wait(klass.id, banner.class_token, timeout=1.0, who="ada"))
+                for _ in range(2)]
+        await asyncio.sleep(0.05)
+        start = time.perf_counter()
+        third = await bell.wait(klass.id, banner.class_token, timeout=1.0, who="ada")
+        refused_in = time.perf_counter() - start
+        start = time.perf_counter()
+        await bell.wait(klass.id, banner.class_token, timeout=0.3, who="bo")  # another learner still waits
+        return [*await asyncio.gather(*held), third], refused_in, time.perf_counter() - start
+
+    answers, refused_in, other_waited = run(url, scenario)
+    assert answers == [0, 0, 0] and refused_in < 0.05 and other_waited > 0.25
