@@ -16,8 +16,9 @@ from app.pages.views import PageContext
 from app.web.static import StaticUrls
 
 ROOT = Path(__file__).resolve().parents[2]
-TEMPLATES = ROOT / "templates"
-STATIC = ROOT / "static"
+PACKAGED = ROOT / "app" / "site"  # where a wheel keeps templates/ and static/ (setup.py); a checkout has them at ROOT
+TEMPLATES = PACKAGED / "templates" if (PACKAGED / "templates").is_dir() else ROOT / "templates"
+STATIC = PACKAGED / "static" if (PACKAGED / "static").is_dir() else ROOT / "static"
 PANELS_KEPT = 512  # rendered dgx-1 panels remembered per process (a few kB each)
 # The dashboard's cell per learner and step, by state: 600 learners × 21 steps is 12,600 cells every 2 s, so a
 # row's cells are joined in Python (one string a row) rather than output one by one by the template.

@@ -254,3 +254,35 @@ def test_a_wheel_build_carries_the_built_in_lessons_found_from_anywhere(tmp_path
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == f"ok: 3 lesson(s), 51 steps in {built / 'app' / 'builtin_lessons'}"
+
+
+def test_a_wheel_build_serves_its_pages_with_no_checkout_left(tmp_path: Path) -> None:
+    """The same build carries templates/ and static/ (app/site/): the app serves a step page and its stylesheet
+    from anywhere, with no checkout to fall back on."""
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("app", "lessons", "templates", "static"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    built = tmp_path / "site"
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(built)], cwd=source, check=True,
+                   capture_output=True, timeout=300)
+    shutil.rmtree(source)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = (
+        "from fastapi.testclient import TestClient\n"
+        "from app.main import create_app\n"
+        "from app.settings import Settings\n"
+        "from app.web.templating import TEMPLATES\n"
+        "with TestClient(create_app(Settings(data_dir='data'))) as c:\n"
+        "    step = c.get('/lessons/what-ai-workloads-need/1')\n"
+        "    css = c.get('/static/app.css')\n"
+        "    print(TEMPLATES, step.status_code, 'A model is a pile of numbers' in step.text, css.status_code)\n"
+    )
+    env = {**env_for(elsewhere), "PYTHONPATH": str(built)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.split() == [str(built / "app" / "site" / "templates"), "200", "True", "200"]
