@@ -25,6 +25,9 @@ UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 TOO_LARGE = f"This request is larger than the server accepts ({BODY_MAX // 1024} KB). Send less and try again."
 CONTROL_TEXT = "Remove the control characters (such as NUL) from this input; they cannot be stored."
+SURROGATE = re.compile(r"[\ud800-\udfff]")  # half of a UTF-16 pair on its own: JSON's "\ud800" decodes to one
+SURROGATE_TEXT = ("This body holds half of a character (a lone UTF-16 surrogate such as \\ud800), which is not text "
+                  "and cannot be stored. Send whole characters.")
 NOWHERE = "There is nothing at this address. The lesson list is a good place to start."
 CROSS_SITE = "This form was sent from another site. Open the page on this site and try again."
 TOO_DEEP = (f"This body nests brackets more than {JSON_DEPTH_MAX} levels deep; the server reads no deeper. "
@@ -81,7 +84,8 @@ def not_json(exc: ValueError) -> str:
 
 def body_refusal(body: bytes, content_type: str) -> tuple[int, str] | None:
     """The status and message that refuse a body, or None: JSON too deep or not JSON, control characters in
-    a form or JSON body once decoded (a JSON "\\u0000" counts)."""
+    a form or JSON body once decoded (a JSON "\\u0000" counts), a lone surrogate in a JSON string ("\\ud800":
+    valid JSON, but no text; encoding it later was a 500)."""
     if not body:
         return None
     if "application/x-www-form-urlencoded" in content_type:
@@ -97,7 +101,10 @@ def body_refusal(body: bytes, content_type: str) -> tuple[int, str] | None:
             return 422, not_json(exc)
         except RecursionError:  # cannot happen within JSON_DEPTH_MAX; refused all the same should it ever
             return 422, TOO_DEEP
-        return (422, CONTROL_TEXT) if any(has_control(t) for t in _texts(value)) else None
+        texts = _texts(value)
+        if any(SURROGATE.search(t) for t in texts):
+            return 422, SURROGATE_TEXT
+        return (422, CONTROL_TEXT) if any(has_control(t) for t in texts) else None
     return (422, CONTROL_TEXT) if has_control(body.decode("utf-8", "replace")) else None
 
 

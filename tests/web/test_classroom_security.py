@@ -27,8 +27,25 @@ XSS = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 INSTRUCTOR_GETS = ["", "/created", "/projector", "/cockpit", "/export/learners.csv", "/export/attempts.csv",
                    "/export/class.json", "/learners/1"]
-INSTRUCTOR_POSTS = [("pace", {"mode": "hold", "step": "1"}), ("idle", {"minutes": "3"}),
-                    ("reveal", {"drill": "1:x", "shown": "1"}), ("close", {}), ("delete", {"confirm": "X"})]
+FORM = {"mode": "hold", "step": "1", "minutes": "3", "drill": "1:x", "shown": "1", "confirm": "X", "text": "hi",
+        "seconds": "60", "name": "N", "into": "1", "title": "T", "flag": "1", "what": "x"}
+
+
+def instructor_posts() -> list[tuple[str, dict[str, str]]]:
+    """Every state-changing route under /teach/{code}/ the app has (read from its routes, so a new control is
+    swept the day it is added), as the action after the code with a learner id of 1, and a form that fills
+    any field those routes read."""
+    from fastapi.routing import iter_route_contexts
+
+    from app.main import create_app
+
+    paths = sorted({route.path for route in iter_route_contexts(create_app().routes)
+                    if "POST" in (route.methods or ()) and (route.path or "").startswith("/teach/{code}/")})
+    assert len(paths) >= 15, paths  # pace ... learners' rename, merge, remove, resume
+    return [(path.removeprefix("/teach/{code}/").replace("{member_id}", "1"), FORM) for path in paths]
+
+
+INSTRUCTOR_POSTS = instructor_posts()
 
 
 def test_instructor_pages_and_controls_answer_403_without_the_class_key(room: Room) -> None:

@@ -199,3 +199,23 @@ def test_any_origin_and_host_is_answered_never_a_500(client: TestClient, origin:
         r = client.post("/join", data={"code": "ZZZZZZ", "name": "x"}, headers={"Origin": origin, "Host": host},
                         follow_redirects=False)
         assert r.status_code < 500 and (r.status_code != 403 or "<h1>" in r.text), (origin, host, r.status_code)
+
+
+@pytest.mark.parametrize("path", ["/api/plan", "/api/training-run", "/api/serving-run", "/api/cost"])
+@pytest.mark.parametrize("body", [b'{"model": "\\ud800"}', b'{"\\udfff": 1}', b'{"model": ["llama", "x\\ud83d"]}'])
+def test_half_a_character_in_a_json_body_is_a_422_in_a_sentence(client: TestClient, path: str, body: bytes) -> None:
+    """JSON lets a string hold a lone UTF-16 surrogate ("\\ud800"); it parses, but no text encoding can store or
+    print it, and /api/plan answered 500 (the reliability review's F6, which the socket showed first)."""
+    with held("body size and control characters"):
+        r = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 422, (path, body, r.status_code)
+        assert "half of a character" in r.text
+
+
+def test_half_a_character_in_a_query_or_a_form_is_refused_or_read_as_a_replacement(client: TestClient) -> None:
+    """Percent-encoded surrogates (%ED%A0%80 is not UTF-8) in a widget's query or a form never reach a 500."""
+    assert client.get("/widgets/matmul?m=%ED%A0%80").status_code == 422
+    token = csrf_of(client.get("/join").text)
+    r = client.post("/join", content=f"csrf_token={token}&code=ZZZZZZ&name=%ED%A0%80",
+                    headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 404 and "ZZZZZZ" in r.text  # read as text with a replacement mark: no class has the code
