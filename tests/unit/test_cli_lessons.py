@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import signal
 import socket
@@ -286,3 +287,57 @@ def test_a_wheel_build_serves_its_pages_with_no_checkout_left(tmp_path: Path) ->
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.split() == [str(built / "app" / "site" / "templates"), "200", "True", "200"]
+
+
+def test_author_mode_from_the_authors_folder_serves_the_built_in_lessons_beside_theirs(home: Path) -> None:
+    """`gpu-classroom author my-lessons`, run where an author keeps their lessons: their lesson and the three
+    built-in ones on the home page, each lesson's steps served (issue 29, item 1)."""
+    running = start(home, "author", "my-lessons")
+    try:
+        with httpx.Client(base_url=running.url) as c:
+            page = c.get("/").text
+            for title in ("How big is a KV cache?", "What AI Workloads Need", "Understanding the work",
+                          "What is GPU infrastructure?"):
+                assert title in html.unescape(page), title
+            assert c.get("/lessons/kv-cache-size/1").status_code == 200
+            assert c.get("/lessons/what-ai-workloads-need/21").status_code == 200
+    finally:
+        running.stop()
+
+
+def test_serve_stops_within_seconds_while_learners_hold_banner_polls_open(home: Path) -> None:
+    """A learner's banner poll may wait up to HOLD (10 s) for the class to change; SIGTERM must not wait them out
+    (`serve` gives held requests 3 s), so a restart between two classes is quick."""
+    import threading
+
+    from app.classroom.bell import HOLD
+    from tests.web.classroom_helpers import Instructor, Student
+
+    running = start(home, "serve")
+    try:
+        with (httpx.Client(base_url=running.url, follow_redirects=True) as teacher,
+              httpx.Client(base_url=running.url, follow_redirects=True, timeout=30) as learner):
+            created = Instructor(teacher).create("Held", "what-ai-workloads-need")  # type: ignore[arg-type]
+            student = Student(learner)  # type: ignore[arg-type]
+            student.joins(created.code, "Ada")
+            page = student.open("/lessons/what-ai-workloads-need/1")
+            poll = re.search(r'hx-get="(/class-banner\?[^"]+)"', page)
+            assert poll, "the step page does not poll the class banner"
+            answers: list[int] = []
+
+            def held() -> None:
+                try:
+                    answers.append(learner.get(poll.group(1).replace("&amp;", "&") + "&wait=1").status_code)
+                except httpx.HTTPError:
+                    answers.append(0)  # the connection closed as the server stopped: the page asks again later
+
+            waiting = threading.Thread(target=held)
+            waiting.start()
+            time.sleep(1.0)
+            assert not answers, "the poll was answered at once: nothing was held"
+            took = running.stop()
+            waiting.join(timeout=30)
+        assert took < HOLD - 2, f"serve took {took:.1f} s to stop with a poll held open"
+    finally:
+        if running.process.poll() is None:
+            running.stop()
