@@ -16,7 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.classroom import attempts
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited
-from app.drills.base import AnswerErrors, Coverage, Drill, Feedback, PartResult, Question
+from app.drills.base import AnswerErrors as AnswerErrors  # re-exported: routers reach drills through this service
+from app.drills.base import Coverage, PartResult
+from app.drills.base import Drill as Drill
+from app.drills.base import Feedback as Feedback
+from app.drills.base import Question as Question
+from app.drills.seeds import MAX_SEED as MAX_SEED
 from app.drills.seeds import Room, learner_question
 from app.engine.placement import NodeLoad
 from app.lessons.model import Block, Lesson

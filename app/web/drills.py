@@ -21,11 +21,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.classroom.db import Database
-from app.drills.base import AnswerErrors, Drill, Feedback, Question
-from app.drills.seeds import MAX_SEED
 from app.pages import drills as drill_pages
 from app.pages.contexts import panel_view
-from app.pages.drills import DrillPlace, DrillView, Outcome
+from app.pages.drills import MAX_SEED, AnswerErrors, Drill, DrillPlace, DrillView, Feedback, Outcome, Question
 from app.pages.lesson_drills import every_drill, find_drill
 from app.pages.lessons import Lessons as LessonList
 from app.pages.steps import build_step_page
