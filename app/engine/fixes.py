@@ -178,9 +178,3 @@ def fixes(req: PlanRequest, fewest: int | None | Literal["unknown"] = "unknown")
         _zero3_and_gpus(s),
     )
     return [f for search in searches for f in search if f is not None]
-
-
-def smallest_fix(req: PlanRequest) -> Fix | None:
-    """The first change, in order of how little it alters the plan, that makes it fit."""
-    found = fixes(req)
-    return found[0] if found else None

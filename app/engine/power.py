@@ -14,8 +14,6 @@ its TDP, so the figures at full busy are upper bounds for serving.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from app.engine.hardware import DGX_H100, GPU, H100_SXM
 
 # Idle draw, read off public nvidia-smi printouts of idle GPUs (no process, P0, persistence on):
@@ -34,16 +32,6 @@ LOADED_STEP_WATTS = 140.0 - IDLE_WATTS["h100"]
 NODE_MEASURED_TRAINING_WATTS = 8400.0
 NON_GPU_WATTS = NODE_MEASURED_TRAINING_WATTS - DGX_H100.gpus * H100_SXM.tdp_watts
 
-
-class PowerSource(BaseModel):
-    """Where a GPU's idle and full power come from (for /numbers)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    gpu: str = Field(description="GPU id")
-    idle_watts: float = Field(description="Draw at 0 % busy")
-    tdp_watts: float = Field(description="Draw at 100 % busy: the datasheet TDP")
-    source: str = Field(description="Where the two figures come from")
 
 
 POWER_SOURCE = (
@@ -83,7 +71,3 @@ def node_load_for_watts(target: float) -> float:
     low, high = node_watts(0.0), node_watts(1.0)
     return min(1.0, max(0.0, (target - low) / (high - low)))
 
-
-def power_source(gpu: GPU) -> PowerSource:
-    """A GPU's idle and full draw with their source."""
-    return PowerSource(gpu=gpu.id, idle_watts=idle_watts(gpu), tdp_watts=gpu.tdp_watts, source=POWER_SOURCE)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from app.engine.cost import CostAssumptions, own_vs_rent
 from app.engine.hardware import GPUS, H100_SXM
 from app.engine.plan import PlanRequest, node_load
-from app.engine.power import IDLE_WATTS, gpu_watts, power_source, watts
+from app.engine.power import IDLE_WATTS, POWER_SOURCE, gpu_watts, watts
 from app.engine.training_run import TrainingRun, simulate_training
 
 SHARE = st.floats(0, 1, allow_nan=False)
@@ -21,7 +21,7 @@ def test_an_idle_gpu_draws_its_idle_floor_and_a_busy_one_its_tdp() -> None:
     assert gpu_watts(0.5) == pytest.approx(385.0, rel=1e-12)  # halfway between, the rule is linear
     for gpu in GPUS.values():
         assert gpu_watts(0.0, gpu) == IDLE_WATTS[gpu.id] < gpu_watts(1.0, gpu) == gpu.tdp_watts
-        assert "nvidia-smi" in power_source(gpu).source and "datasheet" in power_source(gpu).source
+    assert "nvidia-smi" in POWER_SOURCE and "datasheet" in POWER_SOURCE
 
 
 @given(low=SHARE, high=SHARE)
