@@ -369,3 +369,24 @@ def test_the_new_class_pages_are_axe_clean_in_light_and_dark(browser: Browser, s
     finally:
         teacher_ctx.close()
         ada_ctx.close()
+
+
+def test_class_times_show_in_the_instructors_own_time_zone(browser: Browser, server: Server) -> None:
+    """The server writes times in UTC; an instructor in Kolkata (UTC+5:30, so even the minutes differ) reads their
+    class's start on /teach in their own clock, with the UTC instant kept in the title (issue 28, item 15)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="Asia/Kolkata")
+    try:
+        page = watch(ctx.new_page(), server.url).page
+        code = host_class(page, server.url, "Evening section")
+        page.goto(server.url + "/teach")
+        started = page.locator(f'li[data-class="{code}"] time[data-local]')
+        at = datetime.fromisoformat(started.get_attribute("datetime") or "")
+        local = at.astimezone(ZoneInfo("Asia/Kolkata"))
+        # the day and month in the browser's own order ("Dec 5" or "5 Dec"), then the local clock
+        expect(started).to_have_text(re.compile(rf"^(\w+ {local.day}|{local.day} \w+), {local.strftime('%H:%M')}$"))
+        assert "UTC" not in started.inner_text() and "India" in (started.get_attribute("title") or "")
+    finally:
+        ctx.close()
