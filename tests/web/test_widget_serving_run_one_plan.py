@@ -45,9 +45,9 @@ def plan_says(client: TestClient, model: str, gpus: int, batch: int) -> str:
 def test_the_run_the_panel_and_the_plan_widget_never_disagree_about_fitting(
     client: TestClient, clock: Clock, model: str
 ) -> None:
-    """Every model x batch limit x arrival rate, half a minute into the run and before Start: a run that serves is a plan the panel
-    and the plan widget call fitting, at the batch it runs; one memory cannot take one sequence more; a run that
-    refuses is refused by both, with the same figure."""
+    """Every model x batch limit x arrival rate, half a minute into the run and before Start: a run that serves is
+    a plan the panel and the plan widget call fitting, at the batch it runs; one memory cannot take one sequence
+    more; a run that refuses is refused by both, with the same figure."""
     for max_batch in BATCH_CHOICES:
         for rate, started in [(r, f"&started_at={clock.now - 30:.0f}&run_of=") for r in RATES] + [(1.0, "")]:
             html = client.get(f"{URL}&model={model}&max_batch={max_batch}&arrival_rate={rate:g}{started}",
@@ -58,7 +58,8 @@ def test_the_run_the_panel_and_the_plan_widget_never_disagree_about_fitting(
                 need = re.search(r"GPU 0 needs ([0-9.]+) GB", html)
                 assert need and re.search(r'value="start" disabled', html)
                 assert "tokens/s" not in html.split('id="dgx-panel"')[0]  # no speed for a run that cannot start
-                verdict = re.fullmatch(r"Does not fit: ([0-9.,]+) GB of 80 GB on each of 8 GPUs", plan_says(client, model, 8, 1))
+                said = plan_says(client, model, 8, 1)
+                verdict = re.fullmatch(r"Does not fit: ([0-9.,]+) GB of 80 GB on each of 8 GPUs", said)
                 assert verdict and float(verdict[1]) == pytest.approx(float(need[1]), abs=0.05)  # rounded to 0.1 GB
                 continue
             gpus = int(re.search(r"were loaded once onto (\d+) GPU", html)[1])  # type: ignore[index]
@@ -73,8 +74,9 @@ def test_the_run_the_panel_and_the_plan_widget_never_disagree_about_fitting(
                 assert plan_says(client, model, gpus // 2, 1).startswith("Does not fit:")
 
 
-def test_a_model_too_big_for_dgx1_refuses_without_advice_for_controls_the_widget_lacks(client: TestClient,
-                                                                                         clock: Clock) -> None:  # fmt: skip
+def test_a_model_too_big_for_dgx1_refuses_naming_only_a_control_the_widget_has(
+    client: TestClient, clock: Clock
+) -> None:
     html = client.get(f"{URL}&model=llama-3.1-405b", headers=HX).text
     refusal = re.search(r"data-refusal>(.*?)</p>", html, re.S)
     assert refusal and "does not fit" in refusal[1] and "does not start" in refusal[1]
