@@ -64,6 +64,7 @@ class NodeLoad(BaseModel):
     gpus: list[GpuLoad]
     activity: str = Field(default="idle", description="What the node is doing, in a few words")
     why: str = Field(default="", description="Why a GPU overflows, when one does")
+    shown_by: str = Field(default="", description="What placed this work, as the page names it (a widget's title)")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -11,7 +11,7 @@ import math
 from app.engine import memory
 from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad, spread
-from app.engine.serving_run import ServingRun, ServingSnapshot, plan_request
+from app.engine.serving_run import ServingRun, ServingSnapshot, batch_that_fits, plan_request
 from app.engine.text import num
 from app.engine.training_run import TrainingRun, TrainingSnapshot
 from app.engine.workload import PlanRequest
@@ -78,7 +78,7 @@ def serving_load(
     The batch is the run's own limit, sized from this same plan (serving_run.batch_that_fits), so the panel
     and the run agree on whether it fits; the words follow the run's state (keeping up, draining, saturated;
     paused; finished)."""
-    limit = snap.batch_limit if snap is not None else run.max_batch
+    limit = snap.batch_limit if snap is not None else batch_that_fits(run)  # before Start too: the run's own limit
     mem = memory.per_gpu(serving_request(run, max(1, limit)))
     shares = {c: int(getattr(mem, c)) for c in COMPONENTS}
     name = f"serving {serving_request(run, 1).architecture.name} on {_gpus(run.gpus)}"

@@ -89,8 +89,8 @@ def check_split(arch: Architecture, mode: str, gpus: int) -> int:
     counts = [str(n) for n in split_counts(arch)]
     use = f"{', '.join(counts[:-1])} or {counts[-1]} GPUs" if len(counts) > 1 else "1 GPU"
     raise ValueError(
-        f"Serving splits {arch.name}'s {arch.heads} attention heads evenly over the GPUs (tensor parallel): "
-        f"use {use}."
+        f"Serving gives each GPU an equal share of every layer (tensor parallel); a layer of {arch.name} is "
+        f"{arch.heads} attention heads that cannot be cut: use {use}."
     )
 
 

@@ -58,6 +58,7 @@ class PanelView(BaseModel):
     gpus: list[GpuView]
     activity: str
     why: str
+    shown_by: str = Field(default="", description="The widget whose work the panel shows, by its title; '' when idle")
     fits: bool
     power_w: float
     server_power_w: float = 0.0
@@ -139,6 +140,7 @@ def panel_view(node: NodeLoad | None, key: str = "") -> PanelView:
                    f"{gb(over[0].used, 1)} of its {gb(over[0].capacity, 0)}")
     legend = [(c, COMPONENT_LABELS[c]) for c in COMPONENTS]
     return PanelView(key=key, gpus=gpus, activity=node.activity, why=node.why, fits=not over, power_w=node.power_w,
+                     shown_by=node.shown_by,
                      server_power_w=node.server_power_w, used=used, capacity=cap, summary=summary,
                      announcement=announcement, legend=legend)
 

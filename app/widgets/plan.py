@@ -10,10 +10,13 @@ from app.engine import memory
 from app.engine.errors import DoesNotFit
 from app.engine.fixes import fixes
 from app.engine.hardware import get_gpu
-from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad
+from app.engine.models import Architecture
+from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NODE_GPUS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
+from app.engine.power import gpu_watts
 from app.engine.text import gb
 from app.engine.training_memory import state_breakdown
+from app.engine.workload import split_counts
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, PlanFields, PredictKey, check_key
 from app.widgets._plot import Segment, Tick, linear_ticks, stacked
 from app.widgets.base import Prediction, Widget
@@ -178,6 +181,7 @@ class PlanView(BaseModel):
     launch: LaunchOutcome | None
     state_bytes: int = Field(description="Training state before activations (train mode), else 0")
     announcement: str
+    gpus_hint: str = Field(description="The GPU counts that work for this model and mode, before the learner types")
 
 
 def _launch(plan: Plan) -> LaunchOutcome:
@@ -236,6 +240,23 @@ def _headline(plan: Plan) -> str:
     return f"Does not fit: each GPU would need {gb(mem.total)} of {gb(mem.capacity, 0)}."
 
 
+def gpus_hint(arch: Architecture, mode: str) -> str:
+    """Which GPU counts work, in words step 1 has taught: training takes any count; serving splits every layer over
+    the GPUs, so only counts that divide its attention heads (learner walk W3)."""
+    if mode == "train":
+        return "1 to 8 on dgx-1 (each GPU trains on its own sequences); more take more than one server."
+    counts = split_counts(arch)
+    here, beyond = [n for n in counts if n <= NODE_GPUS], [n for n in counts if n > NODE_GPUS]
+    more = f"; {_or(beyond)} GPUs take more than one server" if beyond else ""
+    return (f"For {arch.name}: {_or(here)} on dgx-1. Serving gives each GPU an equal share of every layer, and a "
+            f"layer's {arch.heads} attention heads cannot be cut, so the count must divide {arch.heads}{more}.")
+
+
+def _or(counts: list[int]) -> str:
+    words = [f"{n:,}" for n in counts]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
 def compute(params: Params) -> PlanView:
     """The engine's plan for these fields, laid out for the widget."""
     req = params.request()
@@ -257,12 +278,26 @@ def compute(params: Params) -> PlanView:
         bottleneck=BOTTLENECKS[plan.bottleneck], fixes=_fix_links(params, req, plan), explanation=_sentences(plan),
         launch=launch, announcement=launch.message if launch else _headline(plan),
         state_bytes=state_breakdown(arch, req.optimizer, req.precision).bytes if req.mode == "train" else 0,
+        gpus_hint=gpus_hint(arch, req.mode),
     )  # fmt: skip
 
 
 def place(params: Params, view: PlanView) -> NodeLoad:
-    """The plan on dgx-1's eight GPUs, overflow and all."""
-    return node_load(view.plan)
+    """The plan on dgx-1's eight GPUs, overflow and all. A training job that fits is only planned until Launch is
+    pressed (learner walk W10): its memory is drawn as the plan reserves it, but no GPU is busy or draws more than
+    its bare idle power."""
+    node = node_load(view.plan)
+    plan = view.plan
+    if plan.request.mode != "train" or not plan.fits:
+        return node
+    if view.launch is not None and view.launch.started:
+        return node.model_copy(update={"activity": f"{node.activity}: launched, computing"})
+    idle = gpu_watts(0.0, get_gpu(plan.request.gpu))
+    press = ", press Launch to start it" if params.launch else ""
+    return node.model_copy(update={
+        "gpus": [g.model_copy(update={"utilisation": 0.0, "power_w": idle}) for g in node.gpus],
+        "activity": f"{node.activity}: planned, not launched{press}",
+    })  # fmt: skip
 
 
 def predict(params: Params, view: PlanView) -> Prediction:

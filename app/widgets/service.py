@@ -173,10 +173,13 @@ def _back(chosen: Mapping[str, str], keys: list[str], last: Mapping[str, str]) -
 
 
 def _computed(widget: Widget[P, R], params: P) -> tuple[R, NodeLoad | None]:
+    """The result and the work it places on dgx-1, named by the widget's title (the panel says which widget it
+    shows)."""
     result = widget.compute(params)
-    if widget.node_load is not None:
-        return result, widget.node_load(params, result)
-    return result, result.placement() if _live(result) else None
+    node = widget.node_load(params, result) if widget.node_load is not None else None
+    if node is None and _live(result):
+        node = result.placement()
+    return result, None if node is None else node.model_copy(update={"shown_by": widget.title})
 
 
 def _live(result: BaseModel) -> TypeGuard[LiveRun]:

@@ -1,4 +1,7 @@
-"""Weight-storage calculator: parameters x bits / 8, in GB and GiB, with a bar per precision."""
+"""Weight-storage calculator: parameters x bits / 8, in GB and GiB, with a bar per precision.
+
+It places nothing on the dgx-1 panel: the weights alone are a size, not a plan, and the panel's red "does not fit"
+is a verdict only a whole plan (weights, KV cache, runtime) can give (learner walk W1)."""
 
 from __future__ import annotations
 
@@ -6,9 +9,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from app.engine.placement import NodeLoad, spread
 from app.engine.storage import COMPARED_BITS, WeightStorage, precisions_at, weight_storage
-from app.engine.text import gb
 from app.widgets._fields import TypedCount
 from app.widgets.base import Widget, one_of
 
@@ -36,21 +37,11 @@ def compute(params: Params) -> Result:
     return Result(**dict(weight_storage(params.parameters, params.bits)))
 
 
-def node_load(params: Params, result: Result) -> NodeLoad:
-    """The weights alone, placed on GPU 0: a picture of size, not a verdict on fitting."""
-    return spread(
-        {"weights": result.bytes},
-        1,
-        activity=f"{gb(result.bytes)} of weights on GPU 0 (weight storage only, no runtime)",
-    )
-
-
 WIDGET = Widget(
     name="weight-storage",
     title="Weight-storage calculator",
     params=Params,
     compute=compute,
     template="widgets/weight-storage.html",
-    node_load=node_load,
     description="Ideal storage of the weights alone at each storage width, in GB and GiB.",
 )

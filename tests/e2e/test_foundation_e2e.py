@@ -38,7 +38,7 @@ def test_typing_in_the_calculator_updates_the_result_without_a_page_load(watched
     expect(widget.locator('[data-value="gib"]')).to_have_text("13.04 GiB")
     widget.get_by_label("Bits per parameter").select_option("4")
     expect(widget.locator('[data-value="gb"]')).to_have_text("3.50 GB")
-    expect(page.locator('#dgx-panel [data-gpu="0"]')).to_have_attribute("data-used", "3500000000")
+    expect(page.locator('#dgx-panel [data-gpu="0"]')).to_have_attribute("data-used", "0")  # weights alone: no plan
     assert page.evaluate("window.__sameDocument") is True
     expect(page).to_have_url(re.compile(r"parameters=7e9"))
     watched.assert_clean()

@@ -40,8 +40,8 @@ def test_serving_on_a_count_that_does_not_split_the_heads_names_gpus_and_the_cou
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert bad(capsys, "--model", "llama-3.1-70b", "--gpus", "3") == (
-        "gpu-classroom plan: --gpus 3: Serving splits Llama 3.1 70B's 64 attention heads evenly over the GPUs "
-        "(tensor parallel): use 1, 2, 4, 8, 16, 32 or 64 GPUs"
+        "gpu-classroom plan: --gpus 3: Serving gives each GPU an equal share of every layer (tensor parallel); a layer "
+        "of Llama 3.1 70B is 64 attention heads that cannot be cut: use 1, 2, 4, 8, 16, 32 or 64 GPUs"
     )
     assert main(["plan", "--model", "llama-3.1-70b", "--gpus", "3", "--mode", "train"]) == 0
 

@@ -68,7 +68,7 @@ def test_min_gpus_for_serving_is_a_count_that_splits_the_heads(api: TestClient) 
         ({"model": "gpt-5"}, "model", "Unknown model 'gpt-5'"),
         ({"precision": "fp6"}, "precision", "fp32"),
         ({"mode": "train", "precision": "int4"}, "precision", "training needs"),
-        ({"model": "llama-3.1-70b", "gpus": 3}, "gpus", "64 attention heads evenly over the GPUs"),
+        ({"model": "llama-3.1-70b", "gpus": 3}, "gpus", "a layer of Llama 3.1 70B is 64 attention heads"),
     ],
 )
 def test_bad_plan_input_is_a_422_naming_the_field_in_a_sentence(

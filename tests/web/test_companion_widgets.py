@@ -81,7 +81,7 @@ def test_serving_llama_70b_on_3_gpus_is_refused_beside_the_gpus_field(client: Te
     """Tensor parallel: 64 heads do not split over 3 GPUs (training, data parallel, may use 3)."""
     r = client.get("/widgets/memory-capacity?model=llama-3.1-70b&gpus=3", headers=HX)
     error = re.search(r'id="w1-gpus-error"[^>]*>([^<]*)<', r.text)
-    assert r.status_code == 422 and error and "64 attention heads evenly" in error.group(1)
+    assert r.status_code == 422 and error and "64 attention heads that cannot be cut" in error.group(1)
     assert "1, 2, 4, 8, 16, 32 or 64 GPUs" in error.group(1)
     assert client.get("/widgets/memory-capacity?model=llama-3.1-70b&gpus=3&mode=train", headers=HX).status_code == 200
 

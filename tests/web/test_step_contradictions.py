@@ -120,7 +120,7 @@ def test_step_14_tensor_parallel_over_5_or_9_gpus_is_refused_beside_the_field(cl
         r = client.get(f"/widgets/plan?model=llama-3.1-70b&gpus={gpus}&fixes=true&knobs=model,gpus", headers=HX)
         assert r.status_code == 422
         error = re.search(r'id="w1-gpus-error"[^>]*>([^<]*)<', r.text)
-        assert error and "64 attention heads evenly" in error.group(1)
+        assert error and "64 attention heads that cannot be cut" in error.group(1)
         assert "1, 2, 4, 8, 16, 32 or 64 GPUs" in error.group(1)
     assert client.get("/widgets/plan?model=llama-3.1-70b&gpus=4", headers=HX).status_code == 200
     assert client.get("/widgets/plan?model=llama-3.1-70b&mode=train&gpus=5", headers=HX).status_code == 200

@@ -30,19 +30,28 @@ def test_bar_per_precision_is_relative_to_32_bit(client: TestClient) -> None:
 
 
 def test_htmx_update_carries_the_dgx1_panel_out_of_band(client: TestClient) -> None:
-    text = client.get("/widgets/weight-storage?parameters=7e9&bits=16", headers=HX).text
+    text = client.get("/widgets/plan?model=llama-3.1-8b&gpus=1", headers=HX).text
     assert 'id="dgx-panel"' in text and 'hx-swap-oob="true"' in text
-    assert 'data-gpu="0" data-used="14000000000"' in text
+    assert "Showing the work of &ldquo;Plan on dgx-1&rdquo; on this page." in text
+
+
+def test_a_weights_only_calculator_places_nothing_on_the_panel(client: TestClient) -> None:
+    """Learner walk W1: the weights alone are a size, not a plan; 140 GB of them must not turn the panel red."""
+    for parameters in ("7e9", "70e9", "405e9"):
+        text = client.get(f"/widgets/weight-storage?parameters={parameters}&bits=16", headers=HX).text
+        assert 'id="dgx-panel"' not in text and "GB" in text
+    page = client.get("/widgets/weight-storage?parameters=70e9&bits=16").text  # its own page: an idle panel
+    assert 'data-fits="true"' in page and "Nothing on this page has placed work on dgx-1 yet." in page
 
 
 def test_the_panel_is_sent_only_when_it_differs_from_the_one_on_the_page(client: TestClient) -> None:
-    first = client.get("/widgets/weight-storage?parameters=7e9&bits=16", headers=HX).text
+    first = client.get("/widgets/plan?model=llama-3.1-8b&gpus=1&batch_size=1", headers=HX).text
     key = re.search(r'<aside id="dgx-panel"[^>]*data-key="([0-9a-f]+)"', first)
     assert key, "the panel carries the key the next update sends back"
-    same = client.get(f"/widgets/weight-storage?parameters=7e9&bits=16&panel_key={key[1]}", headers=HX).text
-    assert 'id="dgx-panel"' not in same and "14.00 GB" in same  # the result still comes
-    moved = client.get(f"/widgets/weight-storage?parameters=8e9&bits=16&panel_key={key[1]}", headers=HX).text
-    assert 'data-gpu="0" data-used="16000000000"' in moved
+    same = client.get(f"/widgets/plan?model=llama-3.1-8b&gpus=1&batch_size=1.0&panel_key={key[1]}", headers=HX).text
+    assert 'id="dgx-panel"' not in same and "Fits:" in same  # the result still comes
+    moved = client.get(f"/widgets/plan?model=llama-3.1-8b&gpus=2&batch_size=1&panel_key={key[1]}", headers=HX).text
+    assert 'id="dgx-panel"' in moved and '<li class="gpu" data-gpu="1" data-used="0"' not in moved
 
 
 def test_a_good_update_carries_no_message_slots_and_a_refused_one_carries_them_all(client: TestClient) -> None:

@@ -28,15 +28,15 @@ def test_serving_70b_on_3_gpus_is_refused_at_gpus_naming_the_heads_and_the_count
     with pytest.raises(ValidationError) as caught:
         PlanRequest(model="llama-3.1-70b", gpus=3)
     message = gpus_error(caught)
-    assert "Llama 3.1 70B's 64 attention heads" in message and "tensor parallel" in message
+    assert "a layer of Llama 3.1 70B is 64 attention heads" in message and "tensor parallel" in message
     assert message.endswith("use 1, 2, 4, 8, 16, 32 or 64 GPUs.")
 
 
 def test_an_architecture_object_is_held_to_the_same_rule() -> None:
     with pytest.raises(ValidationError) as caught:
         PlanRequest(model=TWELVE_HEADS, gpus=8)
-    assert gpus_error(caught).endswith("12 attention heads evenly over the GPUs (tensor parallel): use 1, 2, 3, 4, 6 "
-                                       "or 12 GPUs.")  # fmt: skip
+    assert gpus_error(caught).endswith("is 12 attention heads that cannot be cut: use 1, 2, 3, 4, 6 or 12 "
+                                       "GPUs.")  # fmt: skip
     assert PlanRequest(model=TWELVE_HEADS, gpus=6).gpus == 6
 
 

@@ -84,7 +84,7 @@ def test_a_misspelt_field_of_a_model_names_the_field_it_looks_like(tmp_path: Pat
 def test_a_value_the_engine_refuses_names_the_call_and_the_argument(tmp_path: Path) -> None:
     problems, _, _ = saved(tmp_path, STEP1, "context_tokens=8192, gpus=1)", "context_tokens=8192, gpus=3)")
     p = only(problems)
-    assert "plan() gpus=3: Serving splits Llama 3.1 8B's 32 attention heads evenly over the GPUs" in p.message
+    assert "plan() gpus=3: Serving gives each GPU an equal share of every layer (tensor parallel)" in p.message
 
 
 def test_a_missing_step_file_is_at_its_line_of_lesson_yaml(tmp_path: Path) -> None:
