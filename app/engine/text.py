@@ -147,6 +147,14 @@ def size(nbytes: float) -> str:
     return f"{nbytes:,.0f} B"
 
 
+def plural(count: float, noun: str, nouns: str = "") -> str:
+    """A count with its noun, singular for exactly 1: '1 GPU', '8 GPUs', '8,192 tokens' (`nouns`: an irregular
+    plural, such as plural(n, "query", "queries")). The one plural rule of every generated sentence."""
+    word = noun if count == 1 else nouns or noun + "s"
+    shown = f"{int(count):,}" if float(count).is_integer() else f"{count:,g}"
+    return f"{shown} {word}"
+
+
 def quantity(value: float, unit: str) -> str:
     """An engine figure in its unit, written the way the rest of the site writes that unit."""
     if unit == "bytes":
@@ -192,5 +200,6 @@ FILTERS: dict[str, Callable[..., str]] = {
     "watts": watts,
     "ratio": ratio,
     "usd": usd,
+    "plural": plural,
 }
 """The formatter's functions by the name templates and lesson prose use them under."""
