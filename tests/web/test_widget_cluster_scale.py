@@ -38,7 +38,8 @@ def test_a_lower_mfu_lets_the_deadline_escape(client: TestClient) -> None:
 
 def test_too_few_gpus_cannot_hold_the_run(client: TestClient) -> None:
     r = client.get("/widgets/cluster-scale?model=llama-3.1-405b&gpus=64", headers=HX).text
-    assert "64 GPUs cannot hold the run at all." in r
+    assert "This run cannot start: 64 GPUs have too little memory to hold it; it needs at least 229." in r
+    assert r.index("data-refusal") < r.index('data-value="days"')
 
 
 def test_a_deadline_of_zero_days_is_refused_beside_the_field(client: TestClient) -> None:
