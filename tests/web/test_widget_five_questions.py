@@ -91,7 +91,11 @@ def test_a_link_to_a_step_or_widget_the_lesson_lacks_is_a_404(lessons_client: Te
 def test_another_model_changes_the_answers_and_opens_the_widgets_with_it(client: TestClient) -> None:
     html = client.get("/widgets/five-questions?model=llama-3.1-70b", headers=HX).text
     assert "does not fit; it needs 2 GPUs" in answer(html, "fit")
-    assert links(html, "gpus") == [f"{LESSON}step/training-at-real-scale?widget=cluster-scale&amp;model=llama-3.1-70b"]
+    gpus = cluster_scale(get_model("llama-3.1-70b"), 15e12, ASSUMED_MFU, 8, 90).gpus_needed
+    assert links(html, "gpus") == [  # the answer's scenario: its tokens, MFU and GPU count
+        f"{LESSON}step/training-at-real-scale?widget=cluster-scale&amp;model=llama-3.1-70b&amp;tokens=1.5e%2B13"
+        f"&amp;mfu=0.4&amp;gpus={gpus}"
+    ]
     assert f'href="{LESSON}step/drill-will-it-fit"' in html  # a drill takes no model
 
 
