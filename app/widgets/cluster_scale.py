@@ -62,7 +62,7 @@ def compute(params: Params) -> ClusterView:
     demands = [
         ("state", "Memory: state only", c.gpus_for_state),
         ("memory", "Memory: all of it", c.gpus_for_memory),
-        ("deadline", f"Deadline: {params.deadline_days:g} days", c.gpus_for_deadline),
+        ("deadline", f"Deadline: {plural(params.deadline_days, 'day')}", c.gpus_for_deadline),
         ("chosen", "Your count", c.gpus),
     ]
     top = max(n or 1 for _, _, n in demands)

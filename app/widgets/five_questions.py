@@ -220,7 +220,7 @@ def _gpus(c: _Plans) -> Answer:
     return Answer(
         key="gpus", question="How many GPUs?", links=_links("gpus", c.scenario, extra={"cluster-scale": {"gpus": k.gpus_needed}}),
         answer=f"{plural(k.gpus_needed, 'H100')} ({plural(nodes, 'dgx-1 node')}) to train on "
-        f"{sci(c.tokens)} tokens in {c.days:g} days.",
+        f"{sci(c.tokens)} tokens in {plural(c.days, 'day')}.",
         detail=f"Memory alone asks for {memory}; the deadline asks for {num(k.gpus_for_deadline)}: {one}.",
     )  # fmt: skip
 
