@@ -112,7 +112,8 @@ def predict(params: Params, view: DecodeView) -> Prediction:
     return Prediction(
         key="tokens_per_second",
         unit="tokens/s",
-        question=f"How many tokens a second can one {dict(GPU_OPTIONS)[s.gpu]} produce for one user?",
+        question=f"How many tokens a second can one {dict(GPU_OPTIONS)[s.gpu]} produce for one user of "
+        f"{view.d.model} in {view.d.precision}?",
         answer=s.tokens_per_second,
         answer_text=f"{s.tokens_per_second:,.0f} tokens/s",
     )

@@ -102,7 +102,7 @@ def _query(widget_name: str, scenario: dict[str, object]) -> dict[str, str]:
             continue
         text = f"{value:g}" if isinstance(value, float) else str(value)
         try:
-            widget.params.model_validate({key: text})
+            widget.params.model_validate({**query, key: text})  # with the values before it: a count may suit one model only
         except ValueError:
             continue  # outside the widget's range: it opens at its own value
         query[key] = text
@@ -199,8 +199,11 @@ def _speed(c: _Plans) -> Answer:
         where = "one H100" if gpus == 1 else f"{num(gpus)} H100s, the fewest that hold it (it does not fit on one)"
         answer = (f"Decoding for one user: {plan.bottleneck.replace('-', ' ')}, "
                   f"{num(plan.serve.tokens_per_second)} tokens a second on {where}.")  # fmt: skip
-        if gpus > 1:  # the decode-speed widget times one GPU: the plan on as many GPUs reproduces the figure
-            steps = [*steps[:1], ("playground", "plan", f"decode on {num(gpus)} H100s"), *steps[2:]]
+        if gpus > 1 or c.model != DEFAULT_MODEL:
+            # step 15 times one GPU and asks its guess about its own model first: the playground's plan, on as
+            # many GPUs and this model, shows the very figure quoted
+            where_short = "one H100" if gpus == 1 else f"{num(gpus)} H100s"
+            steps = [*steps[:1], ("playground", "plan", f"decode on {where_short}"), *steps[2:]]
     return Answer(
         key="speed", question="What limits its speed?", answer=answer,
         links=_links("speed", c.scenario, steps, {"plan": {"gpus": gpus or 1, "mode": "serve"}}),

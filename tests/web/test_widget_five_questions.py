@@ -7,7 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.engine.models import get_model
+from app.engine.models import CATALOG, get_model
 from app.engine.plan import PlanRequest, make_plan
 from app.engine.sizing import cluster_scale
 from app.engine.text import num
@@ -123,3 +123,45 @@ def test_bad_input_is_refused_beside_its_field(client: TestClient) -> None:
     r = client.get("/widgets/five-questions?deadline_days=0", headers=HX)
     assert r.status_code == 422
     assert re.search(r'id="w1-deadline_days-error" hx-swap-oob="true">Must be at least 0', r.text)
+
+
+def _speed_figure(text: str) -> float:
+    found = re.search(r"([\d,]+(?:\.\d+)?) tokens a second", text)
+    assert found, text
+    return float(found[1].replace(",", ""))
+
+
+@pytest.mark.parametrize("model", list(CATALOG))
+def test_the_decode_link_opens_a_widget_showing_the_answers_speed(lessons_client: TestClient, model: str) -> None:
+    """'Work it out: decode' keeps the scenario: the widget it opens shows the tokens a second the answer quotes."""
+    html_ = lessons_client.get(f"/widgets/five-questions?model={model}", headers=HX).text
+    said = answer(html_, "speed")
+    if "no speed" in said:
+        return
+    decode = links(html_, "speed")[1]  # compute time, decode, the roofline
+    _, anchor, landed = opened(lessons_client, decode)
+    section = re.search(rf'<section class="widget[^"]*" id="{anchor}".*?</section>', landed, re.S)
+    assert section, decode
+    shown = re.search(r'data-value="tokens_per_second">([\d,.]+)<|One sequence\s*</dt>\s*<dd[^>]*>([\d,.]+)', section[0])
+    if shown is None:  # step 15's predict box first: it asks about the very model and precision of the answer
+        assert f"produce for one user of {CATALOG[model].name} in bf16?" in section[0], decode
+        return
+    figure = float((shown[1] or shown[2]).replace(",", ""))
+    assert figure == pytest.approx(_speed_figure(said), abs=0.5), decode  # the answer rounds to whole tokens
+
+
+@pytest.mark.parametrize("model", list(CATALOG))
+def test_the_starved_pipeline_speed_is_for_gpus_that_hold_the_run(lessons_client: TestClient, model: str) -> None:
+    """A tokens-a-second figure for training is given only for a GPU count the run fits on, and its link opens
+    step 5's run on that count, which starts rather than refusing."""
+    html_ = lessons_client.get(f"/widgets/five-questions?model={model}", headers=HX).text
+    detail = re.search(r'<li data-question="failure">.*?<p class="working">(.*?)</p>', html_, re.S)
+    assert detail
+    [run] = [h for h in links(html_, "failure") if "widget=training-run" in h]
+    _, anchor, landed = opened(lessons_client, run)
+    section = re.search(rf'<section class="widget[^"]*" id="{anchor}".*?</section>', landed, re.S)
+    assert section
+    if "tokens a second" in detail[1]:
+        assert "data-refusal" not in section[0], run
+    else:
+        assert "No speed is given" in detail[1] and "data-refusal" in section[0]
