@@ -179,7 +179,8 @@ def _capacity_note(t: WorkloadTiming, s: ChipSpecs) -> str:
         return ""
     if t.weight_bytes <= node:
         return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit in one H100's {gb(one, 0)}, so it does not "
-                f"run on one H100: that time is arithmetic only. Split over all {s.gpus_in_node} they fit.")  # fmt: skip
+                f"run on one H100: that time is arithmetic only. Split over all {s.gpus_in_node} they "
+                "fit.")  # fmt: skip
     return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit even in all {s.gpus_in_node} H100s "
             f"({gb(node, 0)} together), so it runs on neither: the GPU times are arithmetic only.")  # fmt: skip
 

@@ -10,11 +10,11 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.engine import compute as engine_compute
 from app.engine.cost import CostAssumptions, break_even_utilisation
+from app.engine.errors import DoesNotFit
 from app.engine.hardware import DGX_H100
 from app.engine.models import CATALOG, check_model_id, get_model
 from app.engine.plan import Plan, PlanRequest, make_plan
 from app.engine.sizing import ClusterScale, cluster_scale
-from app.engine.errors import DoesNotFit
 from app.engine.text import gb, num, pct, plural, sci, seconds, usd
 from app.engine.training_run import RUN_CHECKPOINTING, RUN_SEQUENCE_TOKENS, TrainingRun, simulate_training
 from app.engine.workload import ASSUMED_MFU
@@ -102,7 +102,8 @@ def _query(widget_name: str, scenario: dict[str, object]) -> dict[str, str]:
             continue
         text = f"{value:g}" if isinstance(value, float) else str(value)
         try:
-            widget.params.model_validate({**query, key: text})  # with the values before it: a count may suit one model only
+            # with the values before it: a GPU count may suit one model only
+            widget.params.model_validate({**query, key: text})
         except ValueError:
             continue  # outside the widget's range: it opens at its own value
         query[key] = text
@@ -221,7 +222,8 @@ def _gpus(c: _Plans) -> Answer:
            f"one GPU cannot hold the run; as arithmetic only, at {pct(MFU)} MFU it would need "
            f"{seconds(k.seconds_on_one_gpu)}")  # fmt: skip
     return Answer(
-        key="gpus", question="How many GPUs?", links=_links("gpus", c.scenario, extra={"cluster-scale": {"gpus": k.gpus_needed}}),
+        key="gpus", question="How many GPUs?",
+        links=_links("gpus", c.scenario, extra={"cluster-scale": {"gpus": k.gpus_needed}}),
         answer=f"{plural(k.gpus_needed, 'H100')} ({plural(nodes, 'dgx-1 node')}) to train on "
         f"{sci(c.tokens)} tokens in {plural(c.days, 'day')}.",
         detail=f"Memory alone asks for {memory}; the deadline asks for {num(k.gpus_for_deadline)}: {one}.",

@@ -139,7 +139,8 @@ def _chart(run: TrainingRun, snap: TrainingSnapshot, parameters: int, vocab: int
 def _pace(speed: float) -> str:
     """Simulated time against the learner's: never '0× faster' for a run replayed slower than real time."""
     if speed >= 1.5:
-        return f"Simulated time runs {ratio(speed, 0)} faster than yours: one second here is {seconds(speed)} of training."
+        return (f"Simulated time runs {ratio(speed, 0)} faster than yours: one second here is {seconds(speed)} of "
+                "training.")
     if speed > 1 / 1.5:
         return "Simulated time runs at about your pace: one second here is about a second of training."
     return (f"This run is short, so it plays slower than real time: one second here is {seconds(speed)} of "

@@ -97,7 +97,8 @@ def result_text(page: str) -> tuple[str, str]:
     start = page.index('class="widget-result')
     end = re.search(r"</section>|<[^>]*hx-swap-oob", page[start:])  # the page's section, or a fragment's oob parts
     block = page[start : start + end.start() if end else len(page)]
-    block = re.sub(r'<div class="live-controls".*?</div>|<(button|label|select|noscript)\b.*?</\1>', " ", block, flags=re.S)
+    controls = r'<div class="live-controls".*?</div>|<(button|label|select|noscript)\b.*?</\1>'
+    block = re.sub(controls, " ", block, flags=re.S)
     block = re.sub(r'<p class="visually-hidden"[^>]*>.*?</p>', " ", block, flags=re.S)
     refusal = re.search(r"<(\w+)[^>]*\bdata-refusal\b[^>]*>(.*?)</\1>", block, re.S)
     return text_of(block[block.index(">") + 1 :]), text_of(refusal[2]) if refusal else ""

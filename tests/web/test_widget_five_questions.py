@@ -142,7 +142,8 @@ def test_the_decode_link_opens_a_widget_showing_the_answers_speed(lessons_client
     _, anchor, landed = opened(lessons_client, decode)
     section = re.search(rf'<section class="widget[^"]*" id="{anchor}".*?</section>', landed, re.S)
     assert section, decode
-    shown = re.search(r'data-value="tokens_per_second">([\d,.]+)<|One sequence\s*</dt>\s*<dd[^>]*>([\d,.]+)', section[0])
+    figure_at = r'data-value="tokens_per_second">([\d,.]+)<|One sequence\s*</dt>\s*<dd[^>]*>([\d,.]+)'
+    shown = re.search(figure_at, section[0])
     if shown is None:  # step 15's predict box first: it asks about the very model and precision of the answer
         assert f"produce for one user of {CATALOG[model].name} in bf16?" in section[0], decode
         return
