@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.compute import all_reduce_seconds
+from app.engine.text import plural
 from app.engine.units import GB, MB
 
 StageId = Literal["storage", "loader", "compute", "network"]
@@ -90,8 +91,8 @@ def stages(p: DataPath) -> list[Stage]:
     read = f"{p.storage_read_bytes_per_s / MB:,.0f} MB/s ÷ {p.sample_bytes / 1e3:,.0f} kB a sample"
     rates: list[tuple[StageId, str, float, str]] = [
         ("storage", "Storage", storage, read),
-        ("loader", "Loader", loader, f"{p.loader_workers} workers × {p.samples_per_s_per_worker:,.0f}/s"),
-        ("compute", "Compute", p.gpu_samples_per_s, f"{p.gpus} GPUs together"),
+        ("loader", "Loader", loader, f"{plural(p.loader_workers, 'worker')} × {p.samples_per_s_per_worker:,.0f}/s"),
+        ("compute", "Compute", p.gpu_samples_per_s, f"{plural(p.gpus, 'GPU')} together"),
     ]
     exchange = _exchange_seconds(p)
     if p.distributed:

@@ -147,6 +147,18 @@ def size(nbytes: float) -> str:
     return f"{nbytes:,.0f} B"
 
 
+def plural(count: float, noun: str, nouns: str = "", digits: int | None = None) -> str:
+    """A count with its noun, singular when it reads exactly 1: '1 GPU', '8 GPUs', '8,192 tokens' (`nouns`: an
+    irregular plural, such as plural(n, "query", "queries"); `digits`: round as num() does, so 1.2 shown as '1'
+    takes the singular). The one plural rule of every generated sentence."""
+    if digits is not None:
+        shown = num(count, digits)
+    else:
+        shown = f"{int(count):,}" if float(count).is_integer() else f"{count:,g}"
+    word = noun if shown == "1" else nouns or noun + "s"
+    return f"{shown} {word}"
+
+
 def quantity(value: float, unit: str) -> str:
     """An engine figure in its unit, written the way the rest of the site writes that unit."""
     if unit == "bytes":
@@ -192,5 +204,6 @@ FILTERS: dict[str, Callable[..., str]] = {
     "watts": watts,
     "ratio": ratio,
     "usd": usd,
+    "plural": plural,
 }
 """The formatter's functions by the name templates and lesson prose use them under."""

@@ -265,7 +265,10 @@ def loss_at(parameters: float, tokens: float, vocab: int) -> float:
 
 
 def _noisy_loss(arch: Architecture, tokens: float, seed: int, index: int) -> float:
-    """The fitted loss with a seeded 1 % wobble, the same for the same (seed, index)."""
+    """The fitted loss with a seeded 1 % wobble, the same for the same (seed, index); before the first token it
+    is exactly ln(vocab), the untrained model's even guess (the curve and the tile start from the same figure)."""
+    if tokens <= 0:
+        return loss_at(arch.parameters, 0, arch.vocab)
     return loss_at(arch.parameters, tokens, arch.vocab) * (1 + LOSS_NOISE * normal(seed, "loss", index))
 
 

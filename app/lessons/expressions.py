@@ -73,15 +73,7 @@ def _serving(seed: int = 0, seconds: float = 60, **fields: Any) -> Any:
     return simulate_serving(ServingRun(**fields), seed, seconds)
 
 
-def plural(count: float, noun: str, nouns: str = "") -> str:
-    """A count with its noun, singular for exactly 1: 1 conversation, 8,192 tokens (`nouns`: an irregular
-    plural, such as plural(n, "query", "queries"))."""
-    word = noun if count == 1 else nouns or noun + "s"
-    shown = f"{int(count):,}" if float(count).is_integer() else f"{count:,g}"
-    return f"{shown} {word}"
-
-
-LESSON_FILTERS: dict[str, Callable[..., str]] = {**FILTERS, "plural": plural}
+LESSON_FILTERS: dict[str, Callable[..., str]] = FILTERS
 
 
 def fields_of(obj: BaseModel) -> list[str]:

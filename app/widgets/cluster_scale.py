@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.engine.models import get_model
 from app.engine.sizing import ClusterScale, cluster_scale
-from app.engine.text import num
+from app.engine.text import num, plural, seconds
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets._plot import LogAxis, Tick
 from app.widgets.base import Widget
@@ -52,6 +52,7 @@ class ClusterView(BaseModel):
     axis_mid: float = AXIS / 2
     view_width: int = AXIS + 200
     models: list[tuple[str, str]]
+    refusal: str = Field(description="When the chosen count cannot hold the run: that, said first; else empty")
     announcement: str
 
 
@@ -61,7 +62,7 @@ def compute(params: Params) -> ClusterView:
     demands = [
         ("state", "Memory: state only", c.gpus_for_state),
         ("memory", "Memory: all of it", c.gpus_for_memory),
-        ("deadline", f"Deadline: {params.deadline_days:g} days", c.gpus_for_deadline),
+        ("deadline", f"Deadline: {plural(params.deadline_days, 'day')}", c.gpus_for_deadline),
         ("chosen", "Your count", c.gpus),
     ]
     top = max(n or 1 for _, _, n in demands)
@@ -70,12 +71,23 @@ def compute(params: Params) -> ClusterView:
         GpuBar(key=k, label=label, gpus=n, width=axis.pos(n) if n else 0.0, y=4 + 26 * i)
         for i, (k, label, n) in enumerate(demands)
     ]
-    said = (
-        f"{num(c.gpus)} GPUs take {c.days_at_gpus:,.0f} days; the deadline needs {num(c.gpus_for_deadline)}."
+    refusal = _refusal(c)
+    said = refusal or (
+        f"{seconds(c.seconds_at_gpus)} on {plural(c.gpus, 'GPU')}; the deadline needs {num(c.gpus_for_deadline)}."
     )
     return ClusterView(
-        c=c, bars=bars, ticks=axis.ticks(lambda e: f"{10**e:,}"), models=MODEL_OPTIONS, announcement=said
-    )
+        c=c, bars=bars, ticks=axis.ticks(lambda e: f"{10**e:,}"), models=MODEL_OPTIONS, refusal=refusal,
+        announcement=said,
+    )  # fmt: skip
+
+
+def _refusal(c: ClusterScale) -> str:
+    """A count that cannot hold the run gets no time: the run never starts, whatever the arithmetic says."""
+    if c.holds_state:
+        return ""
+    need = f"it needs at least {num(c.gpus_for_memory)}" if c.gpus_for_memory else "no number of GPUs holds it"
+    have = "has" if c.gpus == 1 else "have"
+    return f"This run cannot start: {plural(c.gpus, 'GPU')} {have} too little memory to hold it; {need}."
 
 
 WIDGET = Widget(

@@ -15,7 +15,7 @@ from app.engine.models import get_model
 from app.engine.placement import NODE_GPUS, GpuLoad, NodeLoad, spread
 from app.engine.plan import PlanRequest, make_plan, node_load
 from app.engine.sizing import SEQUENCE_TOKENS, ComputeTime, compute_time
-from app.engine.text import num, pct, seconds
+from app.engine.text import gb, pct, plural, seconds
 from app.engine.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_YEAR
 from app.engine.workload import MAX_GPUS
 from app.widgets._fields import MODEL_OPTIONS, ModelId
@@ -67,6 +67,7 @@ class TimeView(BaseModel):
     announcement: str
     sequence_tokens: int = Field(description="Tokens a sequence in the panel's memory plan")
     node: NodeLoad = Field(description="The run on dgx-1's eight GPUs")
+    refusal: str = Field(description="When the training plan does not fit the GPUs: that, said first; else empty")
 
     @property
     def first_gpu(self) -> GpuLoad:
@@ -113,7 +114,7 @@ def _run_on_node(params: Params, model_name: str) -> NodeLoad:
     if not plan.fits:
         return node_load(plan)
     shown = node_load(plan).gpus[0]
-    gpus = f"{num(params.gpus)} GPU" + ("s" if params.gpus > 1 else "")
+    gpus = plural(params.gpus, "GPU")
     first = f", the first {NODE_GPUS} shown" if params.gpus > NODE_GPUS else ""
     return spread(
         shown.parts,
@@ -127,10 +128,15 @@ def _run_on_node(params: Params, model_name: str) -> NodeLoad:
 def compute(params: Params) -> TimeView:
     """Time of 6·N·D FLOPs at the chosen MFU, the curve over MFU, and the run placed on dgx-1."""
     t = compute_time(get_model(params.model), params.tokens, params.gpus, params.mfu)
-    said = f"At {params.mfu:.0%} MFU: {seconds(t.seconds)}."
+    node = _run_on_node(params, t.model)
+    refusal = "" if node.fits else (
+        f"This run cannot start: on {plural(params.gpus, 'GPU')} the training plan needs "
+        f"{gb(node.gpus[0].used, 1)} a GPU, more than its {gb(node.gpus[0].capacity, 0)}. Add GPUs."
+    )
+    said = refusal or f"At {pct(params.mfu)} MFU: {seconds(t.seconds)}."
     return TimeView(
         t=t, chart=_chart(t), models=MODEL_OPTIONS, announcement=said, sequence_tokens=SEQUENCE_TOKENS,
-        node=_run_on_node(params, t.model),
+        node=node, refusal=refusal,
     )  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from app.engine.chips import (
     cpu_peak,
     workload_timing,
 )
+from app.engine.hardware import HBM_ACHIEVED_SHARE
 from app.engine.models import check_model_id
 from app.engine.text import flops_rate, gb, gb_s, seconds, tb_s
 from app.widgets._fields import MODEL_OPTIONS
@@ -100,9 +101,17 @@ class Result(BaseModel):
     cpu_peak_flops: float
     gpu_side_flops: float
     gpu_side_bandwidth: float
-    flops_ratio: float
+    flops_ratio: float = Field(description="The GPU side's bf16 tensor-core peak ÷ the compared CPU peak")
+    like_ratio: float = Field(
+        description="Like for like: fp32 vector peak ÷ fp32 vector peak, or bf16 matrix ÷ bf16 matrix (AMX)"
+    )
     bandwidth_ratio: float
+    refusal: str = Field(description="Timing, when the weights do not fit one H100: that, said first; else empty")
+    one_gpu_runs: bool = Field(description="The weights fit in one H100's memory")
+    node_runs: bool = Field(description="The weights fit in all of dgx-1's H100s together")
     groups: list[BarGroup]
+    decode_read: WorkloadTiming = Field(description="One decode step of one sequence: one token's read of the weights")
+    achieved_share: float = Field(default=HBM_ACHIEVED_SHARE, description="Share of peak HBM bandwidth achieved")
     bar_left: int = BAR_LEFT
     track_width: int = BAR_RIGHT - BAR_LEFT
     chart_width: int = BAR_WIDTH_UNITS
@@ -164,27 +173,30 @@ def _pace(t: WorkloadTiming) -> str:
 
 
 def _capacity_note(t: WorkloadTiming, s: ChipSpecs) -> str:
-    """Timing is arithmetic; say so when the weights would not even fit on the GPU side."""
+    """Timing is arithmetic; said first, when the weights would not even fit on the GPU side."""
     one, node = s.gpu_memory_bytes, s.gpu_memory_bytes * s.gpus_in_node
     if t.weight_bytes <= one:
         return ""
     if t.weight_bytes <= node:
-        return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit in one H100's {gb(one, 0)}, so its time "
-                f"is arithmetic only; split over all {s.gpus_in_node} they fit.")  # fmt: skip
+        return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit in one H100's {gb(one, 0)}, so it does not "
+                f"run on one H100: that time is arithmetic only. Split over all {s.gpus_in_node} they "
+                "fit.")  # fmt: skip
     return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit even in all {s.gpus_in_node} H100s "
-            f"({gb(node, 0)} together), so the GPU times are arithmetic only.")  # fmt: skip
+            f"({gb(node, 0)} together), so it runs on neither: the GPU times are arithmetic only.")  # fmt: skip
 
 
-def _timing_groups(t: WorkloadTiming) -> list[BarGroup]:
+def _timing_groups(t: WorkloadTiming, one_runs: bool, node_runs: bool) -> list[BarGroup]:
     work = _work(t)
-    times = _bars(f"{work}: time on each", [
+    cannot = [side for side, runs in (("one H100", one_runs), (f"{t.node_gpus} H100s", node_runs)) if not runs]
+    arithmetic = f" (arithmetic only for {' and '.join(cannot)}: the weights do not fit)" if cannot else ""
+    times = _bars(f"{work}: time on each{arithmetic}", [
         ("cpu", "CPUs", t.cpu.seconds, seconds(t.cpu.seconds), "bar-cpu"),
         ("gpu", "1 × H100", t.gpu.seconds, seconds(t.gpu.seconds), "bar-gpu"),
         ("node", f"{t.node_gpus} × H100", t.node.seconds, seconds(t.node.seconds), "bar-node"),
     ], f"CPUs ({t.cpu_peak_name}) {seconds(t.cpu.seconds)}; one H100 "
        f"{seconds(t.gpu.seconds)}; {t.node_gpus} H100s {seconds(t.node.seconds)}.")  # fmt: skip
     times_read = "once" if t.weight_reads == 1 else f"{t.weight_reads:,} times"
-    reads = _bars(f"Reading the weights {times_read}", [
+    reads = _bars(f"Reading the weights {times_read}, at each memory's datasheet peak{arithmetic}", [
         ("cpu", "CPUs", t.cpu.memory_seconds, seconds(t.cpu.memory_seconds), "bar-cpu"),
         ("gpu", "1 × H100", t.gpu.memory_seconds, seconds(t.gpu.memory_seconds), "bar-gpu"),
     ], f"At each memory's bandwidth: CPUs {seconds(t.cpu.memory_seconds)}; one H100 "
@@ -198,14 +210,20 @@ def compute(params: Params) -> Result:
     t = workload_timing(params.model, params.workload, params.tokens, params.batch, params.cpu_peak)
     gpu_flops = s.gpu_peak_bf16 * params.gpus
     gpu_bw = s.gpu_bandwidth * params.gpus
+    like = (s.gpu_peak_fp32 if params.cpu_peak == "avx512-fp32" else s.gpu_peak_bf16) * params.gpus
+    one_runs = t.weight_bytes <= s.gpu_memory_bytes
+    node_runs = t.weight_bytes <= s.gpu_memory_bytes * s.gpus_in_node
     groups = (_spec_groups(s, params.cpu_peak, params.gpus, gpu_flops, gpu_bw) if params.view == "specs"
-              else _timing_groups(t))  # fmt: skip
+              else _timing_groups(t, one_runs, node_runs))  # fmt: skip
+    note = _capacity_note(t, s)
     return Result(
         view=params.view, specs=s, timing=t,
-        work=_work(t), pace=_pace(t), capacity_note=_capacity_note(t, s), gpus=params.gpus,
+        work=_work(t), pace=_pace(t), capacity_note=note, gpus=params.gpus,
         cpu_peak_name=CPU_PEAK_NAMES[params.cpu_peak], cpu_peak_flops=t.cpu_peak_flops,
         gpu_side_flops=gpu_flops, gpu_side_bandwidth=gpu_bw, flops_ratio=gpu_flops / t.cpu_peak_flops,
-        bandwidth_ratio=gpu_bw / s.cpu_bandwidth, groups=groups,
+        like_ratio=like / t.cpu_peak_flops, bandwidth_ratio=gpu_bw / s.cpu_bandwidth, groups=groups,
+        refusal=note if params.view == "timing" else "", one_gpu_runs=one_runs, node_runs=node_runs,
+        decode_read=workload_timing(params.model, "decode", 1, 1, params.cpu_peak),
     )  # fmt: skip
 
 

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 from app.engine.memory import RUNTIME_BYTES
 from app.engine.pipeline import DataPath, DataPathResult, data_path
 from app.engine.placement import NodeLoad, spread
-from app.engine.text import num, pct, seconds
+from app.engine.text import num, pct, plural, seconds
 from app.engine.units import GB, MB
 from app.widgets._fields import engine_range
 from app.widgets._plot import Segment, stacked
@@ -140,8 +140,8 @@ def _advice(r: DataPathResult, p: Params) -> str:
     """What to change, for the stage that limits."""
     if r.limit == "loader":
         return (
-            f"The loader limits: about {r.needed_workers} workers at "
-            f"{num(p.samples_per_s_per_worker)} samples a "
+            f"The loader limits: about {plural(r.needed_workers, 'worker')} at "
+            f"{plural(p.samples_per_s_per_worker, 'sample')} a "
             "second each would keep up, or store the images already decoded."
         )
     if r.limit == "storage":
@@ -165,14 +165,14 @@ def compute(params: Params) -> DataPathView:
     r = data_path(params.engine())
     parts = [(t.id, t.label, t.seconds) for t in r.time]
     limit = next(s for s in r.stages if s.limits)
-    stages = "; ".join(f"{s.name.lower()} {num(s.samples_per_s)} samples a second" for s in r.stages)
+    stages = "; ".join(f"{s.name.lower()} {plural(s.samples_per_s, 'sample', digits=0)} a second" for s in r.stages)
     caption = (
         f"The data path: {stages}; then a checkpoint of {params.checkpoint_gb:g} GB every "
-        f"{num(params.checkpoint_every_minutes)} minutes. The {limit.name.lower()} is the slowest stage "
+        f"{plural(params.checkpoint_every_minutes, 'minute')}. The {limit.name.lower()} is the slowest stage "
         "and sets the pace."
     )
     headline = (
-        f"The {limit.name.lower()} sets the pace at {num(r.pace_samples_per_s)} samples a second; "
+        f"The {limit.name.lower()} sets the pace at {plural(r.pace_samples_per_s, 'sample', digits=0)} a second; "
         f"the GPUs are busy {pct(r.gpu_busy)} of the time."
     )
     return DataPathView(
@@ -193,7 +193,7 @@ def node_load(params: Params, view: DataPathView) -> NodeLoad:
         {"runtime": RUNTIME_BYTES},
         params.gpus,
         utilisation=r.gpu_busy,
-        activity=f"training the image classifier on {params.gpus} GPUs: busy {pct(r.gpu_busy)}, "
+        activity=f"training the image classifier on {plural(params.gpus, 'GPU')}: busy {pct(r.gpu_busy)}, "
         f"the {r.limit} sets the pace (model memory not modelled)",
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, field_validator
 
 from app.engine.decode import DecodeComparison, decode_comparison
+from app.engine.hardware import HBM_ACHIEVED_SHARE
 from app.engine.models import get_model
 from app.engine.placement import NodeLoad
 from app.engine.plan import PlanRequest, node_load
@@ -55,6 +56,9 @@ class DecodeView(BaseModel):
     models: list[tuple[str, str]]
     precisions: list[tuple[str, str]]
     gpus: list[tuple[str, str]]
+    refusal: str = Field(description="When the chosen GPU cannot hold the plan: that, said first; else empty")
+    unread_bytes: float = Field(description="Weights a decode step does not read: other tokens' embedding rows")
+    achieved_share: float = Field(default=HBM_ACHIEVED_SHARE, description="Share of peak HBM bandwidth achieved")
     announcement: str
 
 
@@ -77,7 +81,11 @@ def compute(params: Params) -> DecodeView:
         for i, s in enumerate(d.speeds)
     ]
     chosen = d.chosen
-    said = f"{names[params.gpu]}: at most {chosen.tokens_per_second:,.0f} tokens a second for one user."
+    refusal = "" if chosen.fits else (
+        f"{d.model} in {d.precision} does not fit on one {chosen.gpu_name}, so it decodes no tokens there: "
+        f"every speed shown for it is arithmetic only."
+    )
+    said = refusal or f"{names[params.gpu]}: about {chosen.tokens_per_second:,.0f} tokens a second for one user."
     return DecodeView(
         d=d,
         bars=bars,
@@ -85,6 +93,8 @@ def compute(params: Params) -> DecodeView:
         models=MODEL_OPTIONS,
         precisions=PRECISION_OPTIONS,
         gpus=GPU_OPTIONS,
+        refusal=refusal,
+        unread_bytes=chosen.model_weight_bytes - chosen.weight_bytes,
         announcement=said,
     )
 
@@ -102,7 +112,8 @@ def predict(params: Params, view: DecodeView) -> Prediction:
     return Prediction(
         key="tokens_per_second",
         unit="tokens/s",
-        question=f"How many tokens a second can one {dict(GPU_OPTIONS)[s.gpu]} produce for one user?",
+        question=f"How many tokens a second can one {dict(GPU_OPTIONS)[s.gpu]} produce for one user of "
+        f"{view.d.model} in {view.d.precision}?",
         answer=s.tokens_per_second,
         answer_text=f"{s.tokens_per_second:,.0f} tokens/s",
     )

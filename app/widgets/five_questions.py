@@ -10,15 +10,17 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.engine import compute as engine_compute
 from app.engine.cost import CostAssumptions, break_even_utilisation
+from app.engine.errors import DoesNotFit
 from app.engine.hardware import DGX_H100
 from app.engine.models import CATALOG, check_model_id, get_model
 from app.engine.plan import Plan, PlanRequest, make_plan
-from app.engine.sizing import ClusterScale, cluster_scale, compute_time
-from app.engine.text import gb, num, pct, sci, seconds, usd
-from app.engine.training_run import RUN_SEQUENCE_TOKENS
+from app.engine.sizing import ClusterScale, cluster_scale
+from app.engine.text import gb, num, pct, plural, sci, seconds, usd
+from app.engine.training_run import RUN_CHECKPOINTING, RUN_SEQUENCE_TOKENS, TrainingRun, simulate_training
 from app.engine.workload import ASSUMED_MFU
 from app.widgets._fields import MODEL_OPTIONS
 from app.widgets.base import Widget
+from app.widgets.training_run import GPU_CHOICES
 
 LESSON = "what-ai-workloads-need"
 MFU = ASSUMED_MFU  # the MFU a sizing starts from when the learner names none (app.engine.workload)
@@ -85,16 +87,41 @@ STEPS: dict[str, list[tuple[str, str, str]]] = {
 }  # fmt: skip
 
 
-def _links(key: str, model: str) -> list[Link]:
-    """Links to the steps by name (the server finds their numbers); a widget that takes a model opens with it."""
+def _query(widget_name: str, scenario: dict[str, object]) -> dict[str, str]:
+    """The scenario's values the widget takes, as a query: only those that differ from its default and that it
+    accepts, so the widget opens on the very scenario the answer quotes."""
     from app.widgets.registry import get_widget
 
+    widget = get_widget(widget_name)  # the catalog lists this module: look up at call time
+    if widget is None:
+        return {}
+    fields = widget.params.model_fields
+    query: dict[str, str] = {}
+    for key, value in scenario.items():
+        if key not in fields or value == fields[key].default:
+            continue
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        try:
+            # with the values before it: a GPU count may suit one model only
+            widget.params.model_validate({**query, key: text})
+        except ValueError:
+            continue  # outside the widget's range: it opens at its own value
+        query[key] = text
+    return query
+
+
+def _links(
+    key: str,
+    scenario: dict[str, object],
+    steps: list[tuple[str, str, str]] | None = None,
+    extra: dict[str, dict[str, object]] | None = None,
+) -> list[Link]:
+    """Links to the steps by name (the server finds their numbers); a widget opens on the answer's scenario, plus
+    `extra` values for the named widget alone."""
     links = []
-    for step, name, title in STEPS[key]:
-        query: dict[str, str] = {"widget": name} if name else {}
-        widget = get_widget(name) if name else None  # the catalog lists this module: look up at call time
-        if widget is not None and "model" in widget.params.model_fields and model != DEFAULT_MODEL:
-            query["model"] = model
+    for step, name, title in steps or STEPS[key]:
+        values = {**scenario, **(extra or {}).get(name, {})}
+        query: dict[str, str] = {"widget": name, **_query(name, values)} if name else {}
         href = f"/lessons/{LESSON}/step/{step}" + (f"?{urlencode(query)}" if query else "")
         links.append(Link(step=step, widget=name, title=title, href=href))
     return links
@@ -110,6 +137,11 @@ class _Plans(BaseModel):
     cluster: ClusterScale
     tokens: float
     days: float
+
+    @property
+    def scenario(self) -> dict[str, object]:
+        """The values every answer shares, by the names the widgets give them."""
+        return {"model": self.model, "tokens": self.tokens, "deadline_days": self.days, "mfu": MFU}
 
 
 def _plans(p: Params) -> _Plans:
@@ -145,7 +177,7 @@ def _fit(c: _Plans) -> Answer:
     return Answer(
         key="fit",
         question="Does it fit?",
-        links=_links("fit", c.model),
+        links=_links("fit", {"model": c.model}),
         answer=f"Serving: {gb(serve.total, 1)} of {gb(serve.capacity, 0)}: {verdict}.",
         detail=f"Training with Adam on one GPU keeps {gb(state, 1)} of weights, gradients and optimizer "
         f"state, "
@@ -159,16 +191,23 @@ def _speed(c: _Plans) -> Answer:
     ridge = engine_compute.ridge("h100", "bf16")
     intensity = engine_compute.decode_intensity(1, "bf16")
     gpus = 1 if c.serve.fits else c.serve.min_gpus
+    steps = STEPS["speed"]
     if gpus is None:  # no number of GPUs holds it: no speed to give
-        answer = "Decoding for one user: nothing yet, because no number of H100s holds the model."
+        answer = "Decoding for one user: no speed, because no number of H100s holds the model."
     else:  # a model too big for one H100 is timed where it runs, split evenly (tensor parallel)
         plan = c.serve if gpus == 1 else make_plan(PlanRequest(model=c.model, gpus=gpus))
         assert plan.serve is not None
         where = "one H100" if gpus == 1 else f"{num(gpus)} H100s, the fewest that hold it (it does not fit on one)"
         answer = (f"Decoding for one user: {plan.bottleneck.replace('-', ' ')}, "
                   f"{num(plan.serve.tokens_per_second)} tokens a second on {where}.")  # fmt: skip
+        if gpus > 1 or c.model != DEFAULT_MODEL:
+            # step 15 times one GPU and asks its guess about its own model first: the playground's plan, on as
+            # many GPUs and this model, shows the very figure quoted
+            where_short = "one H100" if gpus == 1 else f"{num(gpus)} H100s"
+            steps = [*steps[:1], ("playground", "plan", f"decode on {where_short}"), *steps[2:]]
     return Answer(
-        key="speed", question="What limits its speed?", links=_links("speed", c.model), answer=answer,
+        key="speed", question="What limits its speed?", answer=answer,
+        links=_links("speed", c.scenario, steps, {"plan": {"gpus": gpus or 1, "mode": "serve"}}),
         detail=f"A decode step at batch 1 does about {intensity:.0f} FLOP per byte it reads, far below the "
         f"H100's ridge point of {ridge:.0f}: memory bandwidth, not maths, sets the pace. Prefill and "
         "training sit above the ridge and are compute-bound.",
@@ -179,28 +218,52 @@ def _gpus(c: _Plans) -> Answer:
     k = c.cluster
     nodes = math.ceil(k.gpus_needed / DGX_H100.gpus)
     memory = num(k.gpus_for_memory) if k.gpus_for_memory else "more than any cluster"
+    one = (f"one GPU at {pct(MFU)} MFU would need {seconds(k.seconds_on_one_gpu)}" if k.gpus_for_memory == 1 else
+           f"one GPU cannot hold the run; as arithmetic only, at {pct(MFU)} MFU it would need "
+           f"{seconds(k.seconds_on_one_gpu)}")  # fmt: skip
     return Answer(
-        key="gpus", question="How many GPUs?", links=_links("gpus", c.model),
-        answer=f"{num(k.gpus_needed)} H100s ({num(nodes)} dgx-1 node{'s' if nodes > 1 else ''}) to train on "
-        f"{sci(c.tokens)} tokens in {c.days:g} days.",
-        detail=f"Memory alone asks for {memory}; the deadline asks for {num(k.gpus_for_deadline)}: one GPU at "
-        f"{pct(MFU)} MFU would need {seconds(k.seconds_on_one_gpu)}.",
+        key="gpus", question="How many GPUs?",
+        links=_links("gpus", c.scenario, extra={"cluster-scale": {"gpus": k.gpus_needed}}),
+        answer=f"{plural(k.gpus_needed, 'H100')} ({plural(nodes, 'dgx-1 node')}) to train on "
+        f"{sci(c.tokens)} tokens in {plural(c.days, 'day')}.",
+        detail=f"Memory alone asks for {memory}; the deadline asks for {num(k.gpus_for_deadline)}: {one}.",
     )  # fmt: skip
 
 
+def _fed_run(model: str) -> tuple[int, float] | None:
+    """The training run's GPU count and tokens a second: dgx-1's eight GPUs if they hold it, else the fewest of
+    the run widget's counts that do (None if none does)."""
+    for gpus in (n for n in GPU_CHOICES if n >= DGX_H100.gpus):
+        run = TrainingRun(model=model, gpus=gpus, sharding="zero3", batch_size=1, mfu=MFU,
+                          context_tokens=RUN_SEQUENCE_TOKENS, activation_checkpointing=RUN_CHECKPOINTING)  # fmt: skip
+        try:
+            return gpus, simulate_training(run, 0, 0).gpu_tokens_per_second
+        except DoesNotFit:
+            continue
+    return None
+
+
 def _failure(c: _Plans) -> Answer:
-    arch = get_model(c.model)
-    delivered = compute_time(arch, c.tokens, DGX_H100.gpus, MFU).delivered_flops
-    rate = delivered / engine_compute.training_flops(arch.active_parameters, 1)
     train = c.train.per_gpu
     answer = (f"Most often capacity: training on one GPU asks for {gb(train.total, 1)} of "
               f"{gb(train.capacity, 0)}." if not c.train.fits else
               "Most often capacity, caught by the memory sum before the job starts.")  # fmt: skip
+    fed = _fed_run(c.model)
+    if fed is None:
+        detail = (f"Or a starved pipeline: a data loader slower than the GPUs leaves them waiting. No speed is given "
+                  f"here: step 5's run, with selective checkpointing, cannot hold this model on up to "
+                  f"{GPU_CHOICES[-1]} GPUs.")  # fmt: skip
+        gpus = DGX_H100.gpus
+    else:
+        gpus, rate = fed
+        where = f"{num(gpus)} H100s" if gpus == DGX_H100.gpus else (
+            f"{num(gpus)} H100s (dgx-1's {DGX_H100.gpus} cannot hold the run)")
+        detail = (f"Or a starved pipeline: {where} at {pct(MFU)} MFU take {num(rate)} tokens a second, "
+                  f"{rate / RUN_SEQUENCE_TOKENS:,.1f} sequences of {RUN_SEQUENCE_TOKENS:,} tokens a second; a slower "
+                  "data loader leaves them waiting.")  # fmt: skip
     return Answer(
-        key="failure", question="Why did it fail?", links=_links("failure", c.model), answer=answer,
-        detail=f"Or a starved pipeline: {num(DGX_H100.gpus)} H100s at {pct(MFU)} MFU take {num(rate)} tokens a second, "
-        f"{rate / RUN_SEQUENCE_TOKENS:,.1f} sequences of {RUN_SEQUENCE_TOKENS:,} tokens a second; a slower data "
-        "loader leaves them waiting.",
+        key="failure", question="Why did it fail?", answer=answer, detail=detail,
+        links=_links("failure", {"model": c.model}, extra={"training-run": {"gpus": gpus, "mfu": MFU}}),
     )  # fmt: skip
 
 
@@ -213,7 +276,7 @@ def _cost(c: _Plans) -> Answer:
     detail = (f"Owning a dgx-1 pays above {pct(even)} utilisation at {prices}; below it, renting costs less."
               if even is not None else f"At {prices} renting costs less at any utilisation.")  # fmt: skip
     return Answer(
-        key="cost", question="What does it cost?", links=_links("cost", c.model), detail=detail,
+        key="cost", question="What does it cost?", links=_links("cost", c.scenario), detail=detail,
         answer=f"{num(hours)} GPU-hours to train on {sci(c.tokens)} tokens: {usd(hours * rent)} rented at "
         f"{usd(rent, 2)} an hour (illustrative).",
     )  # fmt: skip

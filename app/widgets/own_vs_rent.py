@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.engine.cost import CostAssumptions, OwnVsRent, own_usd_per_year, own_vs_rent, rent_usd_per_year
-from app.engine.text import pct, usd
+from app.engine.text import pct, plural, usd
 from app.widgets._chart import Frame, Plot, nice_max
 from app.widgets._fields import engine_range
 from app.widgets.base import Widget
@@ -94,7 +94,7 @@ def _sources(a: CostAssumptions) -> list[Source]:
         ("purchase_usd", "Price of one dgx-1", usd(a.purchase_usd)),
         ("rent_usd_per_gpu_hour", "Rent of one H100 for an hour", usd(a.rent_usd_per_gpu_hour, 2)),
         ("electricity_usd_per_kwh", "Electricity", f"{usd(a.electricity_usd_per_kwh, 2)} a kWh"),
-        ("years", "Written off over", f"{a.years:g} years"),
+        ("years", "Written off over", plural(a.years, "year")),
         ("support_usd_per_year", "Support a year", usd(a.support_usd_per_year)),
         ("pue", "Data-centre overhead (PUE)", f"{a.pue:g}"),
         ("idle_watts", "Power when idle", f"{a.idle_watts:,.0f} W"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.engine.comparison import TrainVsServe, train_vs_serve
+from app.engine.text import plural
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets.base import Widget
 
@@ -30,7 +31,7 @@ class ComparisonView(BaseModel):
 def compute(params: Params) -> ComparisonView:
     """Serving and training plans for the model, from the engine."""
     c = train_vs_serve(params.model)
-    said = f"{c.model}: serving on {c.serve_gpus} GPU(s), training on {c.train_gpus} GPUs."
+    said = f"{c.model}: serving on {plural(c.serve_gpus, 'GPU')}, training on {plural(c.train_gpus, 'GPU')}."
     return ComparisonView(
         c=c,
         serve_limit=LIMITS[c.serve.bottleneck],

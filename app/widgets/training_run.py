@@ -13,7 +13,7 @@ from app.engine.models import check_model_id
 from app.engine.plan import make_plan
 from app.engine.plan import node_load as plan_node_load
 from app.engine.run_load import training_load
-from app.engine.text import num, pct
+from app.engine.text import gb, num, pct, plural, ratio, seconds
 from app.engine.training_run import (
     RUN_CHECKPOINTING,
     RUN_SEQUENCE_TOKENS,
@@ -29,6 +29,8 @@ from app.widgets.base import Widget, one_of
 
 # A starved run plays slower on screen, but at most this many times slower than the GPUs' own pace.
 MAX_SLOWDOWN = 4
+# Below this share of time waiting, the loader is called "only just keeping up" rather than starving the GPUs.
+STARVED_FROM = 0.01
 GPU_CHOICES = (1, 2, 4, 8, 16, 32, 64)
 
 
@@ -82,6 +84,9 @@ class Result(_live.LiveResult):
     ]
     sequence_tokens: int = RUN_SEQUENCE_TOKENS
     speed: float = Field(description="Simulated seconds per wall second")
+    pace: str = Field(default="", description="How simulated time compares with the learner's, in a sentence")
+    advice: str = Field(default="", description="What would let a refused run start, in a sentence")
+    starved_words: str = Field(default="", description="The loader's verdict: starved, or only just keeping up")
     snap: TrainingSnapshot | None = None
     parameters: int
     tokens: float
@@ -116,8 +121,8 @@ def _chart(run: TrainingRun, snap: TrainingSnapshot, parameters: int, vocab: int
     frame = plot.frame("Tokens trained on", "Loss (nats a token)", lambda v: _short(v), lambda v: f"{v:g}")
     shown = snap.loss_curve[-1] if snap.loss_curve else None
     caption = (
-        f"Loss fell from {start:.2f} at the start to {snap.loss:.2f} after {_short(snap.tokens_done)} "
-        f"of {_short(run.train_tokens)} tokens."
+        f"Loss fell from {start:.2f} at the start (an untrained model guessing evenly among its {vocab:,} tokens) "
+        f"to {snap.loss:.2f} after {_short(snap.tokens_done)} of {_short(run.train_tokens)} tokens."
         if shown
         else f"No loss yet: the run has not trained on its first {_short(run.train_tokens / 64)} tokens."
     )
@@ -129,6 +134,36 @@ def _chart(run: TrainingRun, snap: TrainingSnapshot, parameters: int, vocab: int
         checkpoints=[plot.x(c.tokens) for c in snap.checkpoints],
         caption=caption,
     )
+
+
+def _pace(speed: float) -> str:
+    """Simulated time against the learner's: never '0× faster' for a run replayed slower than real time."""
+    if speed >= 1.5:
+        return (f"Simulated time runs {ratio(speed, 0)} faster than yours: one second here is {seconds(speed)} of "
+                "training.")
+    if speed > 1 / 1.5:
+        return "Simulated time runs at about your pace: one second here is about a second of training."
+    return (f"This run is short, so it plays slower than real time: one second here is {seconds(speed)} of "
+            "training.")
+
+
+def _advice(params: Params) -> str:
+    """What would let a refused run start: the fewest GPUs of the choices that hold it, or, when none do (each GPU
+    keeps its own sequence's activations, which ZeRO-3 does not share), a smaller model."""
+    for gpus in (n for n in GPU_CHOICES if n > params.gpus):
+        try:
+            simulate_training(_run(params.model_copy(update={"gpus": gpus})), params.seed, 0)
+        except DoesNotFit:
+            continue
+        return f"{plural(gpus, 'GPU')} hold it; pick at least that many, or a smaller model. Step 4 shows the sum."
+    most = make_plan(_run(params.model_copy(update={"gpus": GPU_CHOICES[-1]})).plan_request()).per_gpu
+    if params.gpus == GPU_CHOICES[-1]:
+        return (f"More GPUs would not help: ZeRO-3 shares the weights, gradients and optimizer state, but each GPU "
+                f"still keeps its own sequence's activations and loss head, so each needs {gb(most.total, 1)}. Pick a "
+                "smaller model. Step 4 shows the sum.")  # fmt: skip
+    return (f"More GPUs would not help: even {GPU_CHOICES[-1]} need {gb(most.total, 1)} each, since ZeRO-3 shares "
+            "the weights, gradients and optimizer state but each GPU keeps its own sequence's activations and loss "
+            "head. Pick a smaller model. Step 4 shows the sum.")  # fmt: skip
 
 
 def _short(tokens: float) -> str:
@@ -147,11 +182,7 @@ def _announce(state: _live.LiveState, snap: TrainingSnapshot | None) -> str:
         return f"Training run finished: {num(snap.tokens_done)} tokens, final loss {snap.loss:.2f}."
     if state.status == "paused":
         return f"Training run paused at {pct(snap.progress)}."
-    saved = (
-        f" {snap.checkpoints_written} checkpoint"
-        + ("s" if snap.checkpoints_written != 1 else "")
-        + " written."
-    )
+    saved = f" {plural(snap.checkpoints_written, 'checkpoint')} written."
     starved = " The GPUs are waiting on the data loader." if snap.loader_bound else ""
     return f"Training run running.{saved if snap.checkpoints_written else ''}{starved}"
 
@@ -201,7 +232,8 @@ def compute(params: Params) -> Result:
         ideal = simulate_training(run.model_copy(update={"loader_samples_per_second": None}), params.seed, 0)
     except DoesNotFit as exc:
         plan = make_plan(run.plan_request())
-        return Result(**base, **_live.refused(exc, "This run cannot start: "), speed=0, node=plan_node_load(plan))
+        return Result(**base, **_live.refused(exc, "This run cannot start: "), speed=0, node=plan_node_load(plan),
+                      advice=_advice(params))  # fmt: skip
     speed = max(
         ideal.total_seconds / params.play_seconds, first.total_seconds / (MAX_SLOWDOWN * params.play_seconds)
     )
@@ -211,11 +243,14 @@ def compute(params: Params) -> Result:
     done = simulate_training(run, params.seed, first.total_seconds)
     rate = min(first.gpu_tokens_per_second, first.loader_tokens_per_second or first.gpu_tokens_per_second)
     node = training_load(run, shown, running=live.running)
+    starved = 1 - min(1.0, (snap.loader_tokens_per_second or 0) / snap.gpu_tokens_per_second)
     return Result(
-        **base, fits=True, live=live, speed=speed, snap=snap,
+        **base, fits=True, live=live, speed=speed, snap=snap, pace=_pace(speed),
+        starved_words=("The GPUs are starved." if starved >= STARVED_FROM else
+                       "The GPUs wait, but only a little."),
         gpu_sequences_per_second=snap.gpu_tokens_per_second / RUN_SEQUENCE_TOKENS,
         loader_tokens_per_second=snap.loader_tokens_per_second or 0.0,
-        starved_share=1 - min(1.0, (snap.loader_tokens_per_second or 0) / snap.gpu_tokens_per_second),
+        starved_share=starved,
         checkpoint_bytes=done.checkpoints[-1].bytes, checkpoint_count=done.checkpoints_written,
         training_seconds=run.train_tokens / rate, writing_seconds=first.total_seconds - run.train_tokens / rate,
         chart=_chart(run, snap, arch.parameters, arch.vocab), announcement=_announce(live, shown),

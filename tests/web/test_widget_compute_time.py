@@ -82,4 +82,5 @@ def test_a_run_that_does_not_fit_shows_the_overflow_and_leaves_the_gpus_idle(cli
     html = client.get("/widgets/compute-time?model=llama-3.1-70b&gpus=8&mfu=0.4", headers=HX).text
     assert 'data-fits="false"' in html and 'data-overflow="0"' in html
     assert utilisations(html) == ["0 % busy · 70 W"] * 8
-    assert "the run could not start, so the time above is arithmetic only" in html
+    assert "the run could not start, so every time here is arithmetic only" in html
+    assert html.index("data-refusal") < html.index('data-value="time"')

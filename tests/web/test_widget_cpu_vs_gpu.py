@@ -33,7 +33,9 @@ def bar_widths(html: str) -> dict[str, float]:
 def test_step_11_sets_the_chips_side_by_side_naming_the_cpu_peak(lessons_client: TestClient) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/11").text
     # 5.9× since issue 12: DDR5 at 4,400 MT/s with two DIMMs a channel, 563 GB/s (was 614).
-    assert 'data-value="ratio">69× the FLOPS, 5.9× the bandwidth' in page
+    # like for like first (fp32 vectors on both sides), the tensor-core figure named as what it is
+    headline = "4.7× the FLOPS in fp32 (69× with the GPU's bf16 tensor cores), 5.9× the bandwidth"
+    assert f'data-value="ratio">{headline}' in page
     assert "16,896, plus 528 tensor cores" in page and "112 cores at 2.0 GHz" in page
     assert "AVX-512 vector units in fp32 peak" in page and "arithmetic ceilings" in page
 
@@ -41,13 +43,14 @@ def test_step_11_sets_the_chips_side_by_side_naming_the_cpu_peak(lessons_client:
 def test_switching_to_amx_narrows_the_gap(client: TestClient) -> None:
     avx = client.get("/widgets/cpu-vs-gpu?view=specs&cpu_peak=avx512-fp32", headers=HX).text
     amx = client.get("/widgets/cpu-vs-gpu?view=specs&cpu_peak=amx-bf16", headers=HX).text
-    assert "69× the FLOPS" in avx and "4.3× the FLOPS" in amx
+    assert "69× with the GPU's bf16 tensor cores" in avx and "4.3× the FLOPS in bf16 matrix units" in amx
     assert bar_widths(avx)["cpu"] < bar_widths(amx)["cpu"]
 
 
 def test_all_eight_gpus_multiply_the_gpu_side(client: TestClient) -> None:
     html = client.get("/widgets/cpu-vs-gpu?view=specs&gpus=8", headers=HX).text
-    assert "552× the FLOPS, 47.6× the bandwidth" in html and "eight H100s in bf16: 7.9 PFLOPS" in html
+    assert "37× the FLOPS in fp32 (552× with the GPU's bf16 tensor cores), 47.6× the bandwidth" in html
+    assert "eight H100s in bf16: 7.9 PFLOPS" in html
 
 
 def test_step_12_times_the_same_prompt_on_each(lessons_client: TestClient) -> None:
@@ -126,5 +129,6 @@ def test_one_sequence_of_decode_waits_on_memory_and_the_gpu_leads_only_by_bandwi
 def test_a_model_too_big_for_the_gpus_is_called_arithmetic(client: TestClient) -> None:
     html = client.get("/widgets/cpu-vs-gpu?view=timing&model=llama-3.1-405b", headers=HX).text
     assert "do not fit even in all 8 H100s" in value(html, "capacity")
+    assert html.index("data-refusal") < html.index('data-value="ratio"')
     small = client.get("/widgets/cpu-vs-gpu?view=timing", headers=HX).text
     assert 'data-value="capacity"' not in small

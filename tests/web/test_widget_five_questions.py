@@ -7,7 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.engine.models import get_model
+from app.engine.models import CATALOG, get_model
 from app.engine.plan import PlanRequest, make_plan
 from app.engine.sizing import cluster_scale
 from app.engine.text import num
@@ -91,7 +91,11 @@ def test_a_link_to_a_step_or_widget_the_lesson_lacks_is_a_404(lessons_client: Te
 def test_another_model_changes_the_answers_and_opens_the_widgets_with_it(client: TestClient) -> None:
     html = client.get("/widgets/five-questions?model=llama-3.1-70b", headers=HX).text
     assert "does not fit; it needs 2 GPUs" in answer(html, "fit")
-    assert links(html, "gpus") == [f"{LESSON}step/training-at-real-scale?widget=cluster-scale&amp;model=llama-3.1-70b"]
+    gpus = cluster_scale(get_model("llama-3.1-70b"), 15e12, ASSUMED_MFU, 8, 90).gpus_needed
+    assert links(html, "gpus") == [  # the answer's scenario: its tokens, MFU and GPU count
+        f"{LESSON}step/training-at-real-scale?widget=cluster-scale&amp;model=llama-3.1-70b&amp;tokens=1.5e%2B13"
+        f"&amp;mfu=0.4&amp;gpus={gpus}"
+    ]
     assert f'href="{LESSON}step/drill-will-it-fit"' in html  # a drill takes no model
 
 
@@ -119,3 +123,46 @@ def test_bad_input_is_refused_beside_its_field(client: TestClient) -> None:
     r = client.get("/widgets/five-questions?deadline_days=0", headers=HX)
     assert r.status_code == 422
     assert re.search(r'id="w1-deadline_days-error" hx-swap-oob="true">Must be at least 0', r.text)
+
+
+def _speed_figure(text: str) -> float:
+    found = re.search(r"([\d,]+(?:\.\d+)?) tokens a second", text)
+    assert found, text
+    return float(found[1].replace(",", ""))
+
+
+@pytest.mark.parametrize("model", list(CATALOG))
+def test_the_decode_link_opens_a_widget_showing_the_answers_speed(lessons_client: TestClient, model: str) -> None:
+    """'Work it out: decode' keeps the scenario: the widget it opens shows the tokens a second the answer quotes."""
+    html_ = lessons_client.get(f"/widgets/five-questions?model={model}", headers=HX).text
+    said = answer(html_, "speed")
+    if "no speed" in said:
+        return
+    decode = links(html_, "speed")[1]  # compute time, decode, the roofline
+    _, anchor, landed = opened(lessons_client, decode)
+    section = re.search(rf'<section class="widget[^"]*" id="{anchor}".*?</section>', landed, re.S)
+    assert section, decode
+    figure_at = r'data-value="tokens_per_second">([\d,.]+)<|One sequence\s*</dt>\s*<dd[^>]*>([\d,.]+)'
+    shown = re.search(figure_at, section[0])
+    if shown is None:  # step 15's predict box first: it asks about the very model and precision of the answer
+        assert f"produce for one user of {CATALOG[model].name} in bf16?" in section[0], decode
+        return
+    figure = float((shown[1] or shown[2]).replace(",", ""))
+    assert figure == pytest.approx(_speed_figure(said), abs=0.5), decode  # the answer rounds to whole tokens
+
+
+@pytest.mark.parametrize("model", list(CATALOG))
+def test_the_starved_pipeline_speed_is_for_gpus_that_hold_the_run(lessons_client: TestClient, model: str) -> None:
+    """A tokens-a-second figure for training is given only for a GPU count the run fits on, and its link opens
+    step 5's run on that count, which starts rather than refusing."""
+    html_ = lessons_client.get(f"/widgets/five-questions?model={model}", headers=HX).text
+    detail = re.search(r'<li data-question="failure">.*?<p class="working">(.*?)</p>', html_, re.S)
+    assert detail
+    [run] = [h for h in links(html_, "failure") if "widget=training-run" in h]
+    _, anchor, landed = opened(lessons_client, run)
+    section = re.search(rf'<section class="widget[^"]*" id="{anchor}".*?</section>', landed, re.S)
+    assert section
+    if "tokens a second" in detail[1]:
+        assert "data-refusal" not in section[0], run
+    else:
+        assert "No speed is given" in detail[1] and "data-refusal" in section[0]

@@ -11,7 +11,7 @@ HX = {"HX-Request": "true"}
 
 def test_step_10_compares_both_jobs_for_llama_8b(lessons_client: TestClient) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/10").text
-    assert "19.0 GB on each of 1 GPU" in page and "128.5 GB of state before activations" in page
+    assert "19.0 GB on one GPU" in page and "128.5 GB of state before activations" in page
     assert "≈ 2 × N = 1.6 × 10¹⁰ FLOPs" in page and "≈ 6 × N = 4.8 × 10¹⁰ FLOPs" in page
     assert (
         '<td data-value="serve_limit">Memory bandwidth' in page
