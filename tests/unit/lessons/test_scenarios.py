@@ -8,7 +8,8 @@ import html as markup
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlencode
+from decimal import ROUND_HALF_UP, Decimal
+from urllib.parse import parse_qsl, urlencode
 
 import pytest
 from fastapi.testclient import TestClient
@@ -100,9 +101,12 @@ def _prose(lessons: list[Lesson], slug: str, number: int) -> str:
 
 
 def _widget(client: TestClient, lessons: list[Lesson], slug: str, number: int, name: str) -> str:
-    """The step's widget of that name at its lesson defaults, result and panel."""
+    """The step's widget of that name at its lesson defaults, result and panel. `name?knob=value&...` changes those
+    knobs first, as the learner does when the prose says "try it in the widget"."""
+    name, _, changed = name.partition("?")
     block = next(b for b in _step(lessons, slug, number).blocks if b.kind == "widget" and b.name == name)
     params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in block.params.items() if k != "predict"}
+    params |= dict(parse_qsl(changed))
     r = client.get(f"/widgets/{block.name}?{urlencode(params)}&lesson={slug}&step={number}",
                    headers={"HX-Request": "true"})  # fmt: skip
     assert r.status_code in (200, 286), (slug, number, r.status_code)  # 286: a live run not running
@@ -110,9 +114,13 @@ def _widget(client: TestClient, lessons: list[Lesson], slug: str, number: int, n
 
 
 FLAGSHIP = "what-ai-workloads-need"
+COMPANION = "understanding-the-work"
+INFRASTRUCTURE = "what-is-gpu-infrastructure"
+Step = int | tuple[str, int]  # a step of the scenario's own lesson, or (slug, step) of another lesson
 # (scenario, [(step, where, pattern)]): every pattern's group must be the same figure. where: prose, or the name of
-# the step's widget (its result and the dgx-1 panel beside it).
-SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
+# the step's widget (its result and the dgx-1 panel beside it), with `?knob=value` for knobs the prose asks the
+# learner to change.
+SCENARIOS: list[tuple[str, list[tuple[Step, str, str]]]] = [
     ("8B bf16 training, 1e9 tokens, 8 H100s, ZeRO-3, 40 % MFU: tokens a second", [
         (5, "prose", r"done at ([\d,]+) tokens per second"),
         (5, "training-run", r"the GPUs take ([\d,]+) tokens a second"),
@@ -124,11 +132,34 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
     ("8B bf16 training, 8 H100s, ZeRO-3, selective checkpointing, one 8,192-token sequence a GPU: GB a GPU", [
         (5, "prose", r"selective checkpointing, ([\d.]+ GB) of its memory"),
         (5, "training-run", r"GPU 0: ([\d.]+ GB) of 80 GB\. training Llama 3\.1 8B on 8 GPUs"),
+        (4, "prose", r"At one sequence a GPU they need ([\d.]+ GB) and"),
+        (4, "plan?gpus=8&sharding=zero3&activation_checkpointing=selective", r"GPU 0: ([\d.]+ GB) of 80 GB"),
+    ]),
+    ("8B bf16 training, 8 H100s, ZeRO-3, no checkpointing, one 8,192-token sequence a GPU: GB a GPU", [
+        (4, "prose", r"an eighth each: ([\d.]+ GB) a GPU"),
+        (5, "prose", r"less than step 4's ([\d.]+ GB) for the same sequence without checkpointing"),
+        (4, "plan?gpus=8&sharding=zero3", r"GPU 0: ([\d.]+ GB) of 80 GB"),
+    ]),
+    ("8B bf16 training, 8 H100s, ZeRO-3, two 8,192-token sequences a GPU: GB a GPU, by checkpointing", [
+        (4, "prose", r"Two sequences a GPU need ([\d.]+ GB)"),
+        (4, "plan?gpus=8&sharding=zero3&batch_size=2", r"GPU 0 needs ([\d.]+ GB) of its 80 GB"),
+    ]),
+    ("8B bf16 training, 8 H100s, ZeRO-3, selective checkpointing, two sequences a GPU: GB a GPU", [
+        (4, "prose", r"At those two sequences a GPU, selective checkpointing, .*? needs ([\d.]+ GB), still over"),
+        (4, "plan?gpus=8&sharding=zero3&batch_size=2&activation_checkpointing=selective",
+         r"GPU 0 needs ([\d.]+ GB) of its 80 GB"),
+    ]),
+    ("8B bf16 training, 8 H100s, ZeRO-3, full checkpointing, two sequences a GPU: GB a GPU", [
+        (4, "prose", r"full checkpointing, which keeps only each layer's input and reruns the layer, needs ([\d.]+ GB)"),
+        (4, "plan?gpus=8&sharding=zero3&batch_size=2&activation_checkpointing=full", r"GPU 0: ([\d.]+ GB) of 80 GB"),
     ]),
     ("8B bf16 training, 8 H100s, ZeRO-3, full checkpointing, one 8,192-token sequence a GPU: GB a GPU", [
         (13, "compute-time", r"8,192 tokens a GPU with full activation checkpointing, which keeps the fewest "
                              r"activations\) puts ([\d.]+ GB) on each GPU"),
         (13, "compute-time", r"GPU 0: ([\d.]+ GB) of 80 GB\. training Llama 3\.1 8B on 8 GPUs"),
+        (4, "prose", r"At one sequence a GPU they need [\d.]+ GB and ([\d.]+ GB)"),
+        (10, "train-vs-serve", r"([\d.]+ GB) on each of 8 GPUs with ZeRO-3 and full activation checkpointing, "
+                               r"one 8,192-token sequence a GPU"),
     ]),
     ("8B bf16 training, 15 trillion tokens, 8 H100s, 40 % MFU: time", [
         (5, "prose", r"dgx-1 would need ([\d.]+ years)"),
@@ -143,6 +174,13 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
         (6, "prose", r"it would still take ([\d,]+ years)"),
         (6, "cluster-scale", r"On one GPU at 41 % MFU ([\d,]+ years)"),
     ]),
+    ("405B with Adam: GPUs whose memory the training state alone fills, rounded up to a whole GPU", [
+        (6, "prose", r"the state alone needs the memory of ([\d,]+) GPUs"),
+        (6, "prose", r"not the ([\d,]+) the state alone fills"),
+        (6, "cluster-scale", r"Memory: state only ([\d,]+)"),
+        (6, "cluster-scale", r"the memory of ([\d,]+) GPUs of 80 GB"),
+        (3, "training-state?model=llama-3.1-405b", r"the memory of ([\d,]+) GPUs"),
+    ]),
     ("405B training, ZeRO-3, full checkpointing, one 8,192-token sequence a GPU: GPUs for memory", [
         (6, "prose", r"the activations, ([\d,]+) with ZeRO-3"),
         (6, "cluster-scale", r"GPUs for memory ([\d,]+)"),
@@ -150,6 +188,53 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
     ("8B bf16 serving on one H100, batch 1, 8,192 tokens of context: GB on GPU 0", [
         (1, "prose", r"The plan's answer is ([\d.]+ GB)"),
         (1, "plan", r"GPU 0: ([\d.]+ GB) of 80 GB"),
+        (1, "plan", r"Fits: ([\d.]+ GB) of 80 GB on GPU 0"),
+        (10, "prose", r"8,192 tokens takes ([\d.]+ GB) on one GPU"),
+        (10, "train-vs-serve", r"([\d.]+ GB) on one GPU: [\d.]+ GB of weights in all, a KV cache of 8,192 tokens"),
+        (19, "five-questions", r"Serving: ([\d.]+ GB) of 80 GB"),
+    ]),
+    ("8B bf16 serving on one H100, one user, 8,192 tokens of KV cache: tokens a second that user sees", [
+        (1, "plan", r"One sequence ([\d.]+) tokens/s"),
+        (10, "train-vs-serve", r"([\d.]+) tokens/s for one user"),
+        (15, "prose", r"a user sees about ([\d,]+) tokens per second"),
+        (15, "decode-speed", r"at most ([\d,]+) tokens a second for one user"),
+        (19, "five-questions", r"memory bandwidth, ([\d,]+) tokens a second on one H100"),
+    ]),
+    ("8B bf16 request of 1,000 prompt and 500 answer tokens, 8,192 tokens of KV cache: its prefill", [
+        (9, "prose", r"the phase is short: ([\d.]+ ms) for the whole prompt"),
+        (9, "request-timeline", r"s for this request: ([\d.]+ ms) of prefill"),
+        (1, "plan", r"Time to first token \(prefill\) ([\d.]+ ms)"),
+    ]),
+    ("8B bf16 request of 1,000 prompt and 500 answer tokens, 8,192 tokens of KV cache: a decode step", [
+        (9, "prose", r"the KV cache, to produce a single token: ([\d.]+ ms) per step"),
+        (9, "request-timeline", r"decode steps of ([\d.]+ ms)"),
+        (1, "plan", r"Time per output token ([\d.]+ ms)"),
+    ]),
+    ("8B bf16 request of 1,000 prompt and 500 answer tokens, 8,192 tokens of KV cache: the whole request", [
+        (9, "prose", r"most of the ([\d.]+ s) the request takes"),
+        (9, "request-timeline", r"^ ?([\d.]+ s) for this request"),
+        (1, "plan", r"One request ([\d.]+ s)"),
+    ]),
+    ("8B bf16 request of 2,000 prompt and 500 answer tokens, 8,192 tokens of KV cache: the whole request", [
+        (9, "prose", r"Double the prompt and the request takes ([\d.]+ s)"),
+        (9, "request-timeline", r"Prompt × 2: 2,000 in, 500 out, ([\d.]+ s)"),
+    ]),
+    ("8B bf16 request of 1,000 prompt and 1,000 answer tokens, 8,192 tokens of KV cache: the whole request", [
+        (9, "prose", r"Double the answer instead and it takes ([\d.]+ s)"),
+        (9, "request-timeline", r"Answer × 2: 1,000 in, 1,000 out, ([\d.]+ s)"),
+    ]),
+    ("The KV cache the server keeps for one request in step 9", [
+        (9, "prose", r"keeps a KV cache of ([\d,]+) tokens for the request"),
+        (9, "request-timeline", r"the server keeps ([\d,]+) tokens of cache for a request"),
+        (9, "request-timeline", r"This request 1,000 tokens in [\d.]+ ms 500 × [\d.]+ ms = [\d.]+ s ([\d,]+) tokens"),
+    ]),
+    ("8B bf16 decode on one H100, the weights alone read: batch at the ridge", [
+        (16, "prose", r"the answer is close to the ridge itself: ([\d,]+) requests"),
+        (16, "roofline", r"decode reaches the ridge at a batch of ([\d,]+)"),
+    ]),
+    ("8B bf16 decode on one H100, 1,500 tokens of KV cache a sequence: the most sequences that fit", [
+        (16, "prose", r"at most ([\d,]+) of them on one H100"),
+        (16, "roofline", r"at most ([\d,]+) sequences fit on one H100"),
     ]),
     ("8B bf16 training on one H100, batch 1, 8,192-token sequence, no checkpointing: GB on GPU 0", [
         (4, "prose", r"In all ([\d.]+ GB), from a GPU"),
@@ -160,9 +245,16 @@ SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
         (19, "five-questions",
          r"Owning a dgx-1 pays above (\d+ %) utilisation at the illustrative prices of the own-vs-rent widget"),
     ]),
+    ("dgx-1 bought at the illustrative price: one price for the purchase and the support on it", [
+        (18, "own-vs-rent", r"Price of one dgx-1: (\$[\d,]+)"),
+        (18, "own-vs-rent", r"Support and maintenance a year\. Illustrative: .*? here of the same (\$[\d,]+)"),
+    ]),
+    ("The course's one illustrative electricity price", [
+        (18, "own-vs-rent", r"Electricity: (\$[\d.]+) a kWh"),
+        ((INFRASTRUCTURE, 21), "power-energy", r"Electricity: \$[\d,]+ at (\$[\d.]+) a kWh"),
+    ]),
 ]
-COMPANION = "understanding-the-work"
-COMPANION_SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
+COMPANION_SCENARIOS: list[tuple[str, list[tuple[Step, str, str]]]] = [
     ("7 billion parameters at 16 bits: weight storage", [
         (4, "prose", r"Seven billion parameters at 16 bits come to ([\d.]+ GB)"),
         (4, "weight-storage", r"^ ?([\d.]+ GB) = "),
@@ -172,13 +264,23 @@ COMPANION_SCENARIOS: list[tuple[str, list[tuple[int, str, str]]]] = [
 
 
 def _same_figure(figures: list[str]) -> bool:
-    """One figure, however many decimals each place shows: 14 GB and 14.00 GB agree, 185 GB and 186.0 GB do not."""
-    values = [re.match(r"[\d,.]+", f) for f in figures]
+    """One figure by one rounding rule: the most precise figure shown, rounded half up to the fewest decimals any
+    place shows (the rule app.engine.text.gb writes by). 14 GB and 14.00 GB agree, 12.05 GB and 12.1 GB agree, 12.05 GB
+    and 12.0 GB do not, nor do 185 GB and 186.0 GB."""
+    values = [re.search(r"\d[\d,]*(?:\.\d+)?", f) for f in figures]
     assert all(values), figures
-    units = {f[m.end():].strip() for f, m in zip(figures, values, strict=True) if m}
-    numbers = [m.group(0).replace(",", "") for m in values if m]
-    places = min(len(n.split(".")[1]) if "." in n else 0 for n in numbers)
-    return len(units) == 1 and len({round(float(n), places) for n in numbers}) == 1
+    units = {(f[: m.start()] + "#" + f[m.end() :]).strip() for f, m in zip(figures, values, strict=True) if m}
+    numbers = [Decimal(m.group(0).replace(",", "")) for m in values if m]
+    places = min(-n.as_tuple().exponent for n in numbers)  # type: ignore[operator]
+    step = Decimal(1).scaleb(-places)
+    return len(units) == 1 and len({n.quantize(step, rounding=ROUND_HALF_UP) for n in numbers}) == 1
+
+
+def test_one_rounding_rule_compares_figures_as_a_learner_reads_them() -> None:
+    assert _same_figure(["12.05 GB", "12.1 GB"]) and not _same_figure(["12.05 GB", "12.0 GB"])
+    assert _same_figure(["116.2", "116"]) and _same_figure(["$270,000", "$270,000"])
+    assert not _same_figure(["185 GB", "186.0 GB"]) and not _same_figure(["81", "82"])
+    assert not _same_figure(["0.13", "0.15"]) and not _same_figure(["19.0 GB", "19.0 GiB"])
 
 
 ALL_SCENARIOS = [(FLAGSHIP, s, p) for s, p in SCENARIOS] + [(COMPANION, s, p) for s, p in COMPANION_SCENARIOS]
@@ -186,15 +288,16 @@ ALL_SCENARIOS = [(FLAGSHIP, s, p) for s, p in SCENARIOS] + [(COMPANION, s, p) fo
 
 @pytest.mark.parametrize(("slug", "scenario", "places"), ALL_SCENARIOS, ids=[s for _, s, _ in ALL_SCENARIOS])
 def test_a_named_scenario_gives_one_figure_in_prose_widget_and_panel(
-    client: TestClient, lessons: list[Lesson], slug: str, scenario: str, places: list[tuple[int, str, str]]
+    client: TestClient, lessons: list[Lesson], slug: str, scenario: str, places: list[tuple[Step, str, str]]
 ) -> None:
     seen: dict[str, str] = {}
-    for i, (number, where, pattern) in enumerate(places):
-        page = (_prose(lessons, slug, number) if where == "prose"
-                else _widget(client, lessons, slug, number, where))  # fmt: skip
+    for i, (where_step, where, pattern) in enumerate(places):
+        lesson, number = where_step if isinstance(where_step, tuple) else (slug, where_step)
+        page = (_prose(lessons, lesson, number) if where == "prose"
+                else _widget(client, lessons, lesson, number, where))  # fmt: skip
         found = re.search(pattern, page)
-        assert found, f"step {number} {where}: no {pattern!r} for {scenario}"
-        seen[f"{i}: step {number} {where}"] = found.group(1)
+        assert found, f"{lesson} step {number} {where}: no {pattern!r} for {scenario}"
+        seen[f"{i}: {lesson} step {number} {where}"] = found.group(1)
     assert _same_figure(list(seen.values())), f"{scenario}: {seen}"
 
 
