@@ -7,18 +7,20 @@ import ast
 import html as markup
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
 
 import pytest
+import yaml
 from fastapi.testclient import TestClient
 
 from app.engine.plan import PlanRequest, make_plan
 from app.engine.text import num
 from app.lessons.blocks import validate_lesson_block
+from app.lessons.expressions import EXPRESSION, Evaluator
 from app.lessons.loader import load_lessons
-from app.lessons.model import Lesson, Step
+from app.lessons.model import Block, Lesson, Step
 from app.main import create_app
 from app.widgets.registry import get_widget
 from tests.conftest import make_settings
@@ -105,9 +107,13 @@ def _widget(client: TestClient, lessons: list[Lesson], slug: str, number: int, n
     knobs first, as the learner does when the prose says "try it in the widget"."""
     name, _, changed = name.partition("?")
     block = next(b for b in _step(lessons, slug, number).blocks if b.kind == "widget" and b.name == name)
+    return _render(client, slug, number, block, dict(parse_qsl(changed)))
+
+
+def _render(client: TestClient, slug: str, number: int, block: Block, changed: dict[str, str]) -> str:
+    """One widget block at the settings the lesson gives it (less the guess-first gate), with `changed` on top."""
     params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in block.params.items() if k != "predict"}
-    params |= dict(parse_qsl(changed))
-    r = client.get(f"/widgets/{block.name}?{urlencode(params)}&lesson={slug}&step={number}",
+    r = client.get(f"/widgets/{block.name}?{urlencode(params | changed)}&lesson={slug}&step={number}",
                    headers={"HX-Request": "true"})  # fmt: skip
     assert r.status_code in (200, 286), (slug, number, r.status_code)  # 286: a live run not running
     return _plain(r.text)
@@ -116,11 +122,11 @@ def _widget(client: TestClient, lessons: list[Lesson], slug: str, number: int, n
 FLAGSHIP = "what-ai-workloads-need"
 COMPANION = "understanding-the-work"
 INFRASTRUCTURE = "what-is-gpu-infrastructure"
-Step = int | tuple[str, int]  # a step of the scenario's own lesson, or (slug, step) of another lesson
+StepRef = int | tuple[str, int]  # a step of the scenario's own lesson, or (slug, step) of another lesson
 # (scenario, [(step, where, pattern)]): every pattern's group must be the same figure. where: prose, or the name of
 # the step's widget (its result and the dgx-1 panel beside it), with `?knob=value` for knobs the prose asks the
 # learner to change.
-SCENARIOS: list[tuple[str, list[tuple[Step, str, str]]]] = [
+SCENARIOS: list[tuple[str, list[tuple[StepRef, str, str]]]] = [
     ("8B bf16 training, 1e9 tokens, 8 H100s, ZeRO-3, 40 % MFU: tokens a second", [
         (5, "prose", r"done at ([\d,]+) tokens per second"),
         (5, "training-run", r"the GPUs take ([\d,]+) tokens a second"),
@@ -150,7 +156,8 @@ SCENARIOS: list[tuple[str, list[tuple[Step, str, str]]]] = [
          r"GPU 0 needs ([\d.]+ GB) of its 80 GB"),
     ]),
     ("8B bf16 training, 8 H100s, ZeRO-3, full checkpointing, two sequences a GPU: GB a GPU", [
-        (4, "prose", r"full checkpointing, which keeps only each layer's input and reruns the layer, needs ([\d.]+ GB)"),
+        (4, "prose", r"full checkpointing, which keeps only each layer's input and reruns the layer, "
+                     r"needs ([\d.]+ GB)"),
         (4, "plan?gpus=8&sharding=zero3&batch_size=2&activation_checkpointing=full", r"GPU 0: ([\d.]+ GB) of 80 GB"),
     ]),
     ("8B bf16 training, 8 H100s, ZeRO-3, full checkpointing, one 8,192-token sequence a GPU: GB a GPU", [
@@ -254,7 +261,7 @@ SCENARIOS: list[tuple[str, list[tuple[Step, str, str]]]] = [
         ((INFRASTRUCTURE, 21), "power-energy", r"Electricity: \$[\d,]+ at (\$[\d.]+) a kWh"),
     ]),
 ]
-COMPANION_SCENARIOS: list[tuple[str, list[tuple[Step, str, str]]]] = [
+COMPANION_SCENARIOS: list[tuple[str, list[tuple[StepRef, str, str]]]] = [
     ("7 billion parameters at 16 bits: weight storage", [
         (4, "prose", r"Seven billion parameters at 16 bits come to ([\d.]+ GB)"),
         (4, "weight-storage", r"^ ?([\d.]+ GB) = "),
@@ -288,7 +295,7 @@ ALL_SCENARIOS = [(FLAGSHIP, s, p) for s, p in SCENARIOS] + [(COMPANION, s, p) fo
 
 @pytest.mark.parametrize(("slug", "scenario", "places"), ALL_SCENARIOS, ids=[s for _, s, _ in ALL_SCENARIOS])
 def test_a_named_scenario_gives_one_figure_in_prose_widget_and_panel(
-    client: TestClient, lessons: list[Lesson], slug: str, scenario: str, places: list[tuple[Step, str, str]]
+    client: TestClient, lessons: list[Lesson], slug: str, scenario: str, places: list[tuple[StepRef, str, str]]
 ) -> None:
     seen: dict[str, str] = {}
     for i, (where_step, where, pattern) in enumerate(places):
@@ -317,3 +324,79 @@ def test_every_training_figure_states_its_gpus_and_mfu(lessons: list[Lesson]) ->
                     f"{step.file.name}: a training figure assumes {request.mfu:.0%} MFU but the step never says so")
                 checked += 1
     assert checked >= 8  # steps 5, 6 and 13 time training runs
+
+
+# Every step of the three lessons, rendered at its defaults: prose and each widget at the settings the lesson gives
+# it. A figure typed into prose cannot follow the engine, so each one is declared below with what it is (a given of
+# the scenario, a published figure, a label) and, where the engine holds it, the expression it must equal; anything
+# else must be an engine expression, which the scenarios above compare with the widgets.
+
+FIGURE_UNITS = (r"GB|GiB|TB/s|GB/s|Gb/s|TB|ms|µs|tokens?/s|tokens? (?:per|a) second|kWh|kW|W|TFLOPS|PFLOPS|FLOPs|"
+                r"GPUs?|H100s?|%|years?|days?|hours?|minutes?|seconds?|s|tokens?|bytes?")  # fmt: skip
+TYPED_FIGURE = re.compile(rf"(?<![\w.,$])\$?\d[\d,]*(?:\.\d+)?[\s-]?(?:{FIGURE_UNITS})(?![\w/])"
+                          r"|(?<![\w.])\$\d[\d,.]*\d")
+# (lesson, step) -> {typed figure: what it is, or the engine expression (with its filter) it must equal}
+TYPED_FIGURES: dict[tuple[str, int], dict[str, str]] = {
+    (FLAGSHIP, 1): {"80GB": "the label on the box", "80 GiB": "= gpu('h100').physical_memory_bytes | gib(0)",
+                    "8,192-token": "the plan's context, a given of the scenario"},
+    (FLAGSHIP, 2): {"64 tokens": "an m for the learner to type"},
+    (FLAGSHIP, 3): {"16 bytes": "= training_bytes_per_parameter('adam') | num ~ ' bytes'"},
+    (FLAGSHIP, 4): {"8,192-token": "the sequence of the step's plan widget, a given"},
+    (FLAGSHIP, 5): {"40 %": "the run's MFU, a given (every training figure states it)"},
+    (FLAGSHIP, 6): {"41 %": "Meta's reported MFU, a given", "16,384 H100s": "Meta's published GPU count",
+                    "43 %": "Meta's published MFU range"},
+    (FLAGSHIP, 8): {"1,500 tokens": "the chat request's KV cache, a given (every serving figure states it)"},
+    (FLAGSHIP, 9): {"1,000-token": "the request's prompt, a given", "500-token": "the request's answer, a given",
+                    "1,500 tokens": "the chat request's KV cache of steps 8 and 16, a given"},
+    (FLAGSHIP, 11): {"2 TB": "NVIDIA's label for dgx-1's system memory, beside the engine's TiB"},
+    (FLAGSHIP, 12): {"2,048-token": "the prompt of the comparison, a given", "2,048 tokens": "the same prompt",
+                     "256 tokens": "tokens each weight read serves in the step's example, a given"},
+    (FLAGSHIP, 13): {"45 %": "the published MFU range of large runs", "43 %": "Meta's published MFU range",
+                     "40 %": "the MFU of the scenario, a given", "20 %": "an MFU given for comparison",
+                     "100 %": "MFU at the peak, a given", "2,048-token": "the prompt of step 12, a given",
+                     "50 %": "an MFU given for comparison"},
+    (FLAGSHIP, 16): {"1,500 tokens": "the chat request's KV cache, a given", "1,000-token": "step 8's prompt",
+                     "500-token": "step 8's answer"},
+    (INFRASTRUCTURE, 2): {"80GB": "the label on the box", "80 GiB": "= gpu('h100').physical_memory_bytes | gib(0)"},
+    (INFRASTRUCTURE, 21): {"30-day": "the month the slide's energy is counted over, a given"},
+}
+
+
+def _typed_figures(step: Step) -> list[str]:
+    """Figures the author typed in a step: its summary, formula, prose and reveals, less expressions and blocks."""
+    source = step.file.read_text(encoding="utf-8")
+    head, body = source.split("---", 2)[1:]
+    typed = " ".join(str(v) for k, v in yaml.safe_load(head).items() if k in ("summary", "formula"))
+    typed += "\n" + re.sub(r"```(?!reveal).*?```", "", body, flags=re.S)
+    return TYPED_FIGURE.findall(EXPRESSION.sub("«expression»", typed))
+
+
+def test_every_figure_typed_in_prose_is_a_declared_given_or_equals_the_engine(lessons: list[Lesson]) -> None:
+    evaluate = Evaluator().evaluate
+    seen: set[tuple[str, int]] = set()
+    for lesson in lessons:
+        for number, step in enumerate(lesson.steps, 1):
+            typed = set(_typed_figures(step))
+            declared = TYPED_FIGURES.get((lesson.slug, number), {})
+            assert typed == set(declared), (
+                f"{lesson.slug} step {number} types {sorted(typed - set(declared))} (compute it with an expression, "
+                f"or declare it in TYPED_FIGURES with what it is); declared but gone: {sorted(set(declared) - typed)}")
+            for figure, what in declared.items():
+                if what.startswith("= "):
+                    assert evaluate(what[2:].replace("'", '"')) == figure, (lesson.slug, number, figure)
+            seen.add((lesson.slug, number))
+    assert set(TYPED_FIGURES) <= seen and len(seen) == 51  # the three lessons, every step
+
+
+def test_every_step_renders_and_every_widget_computes_at_the_lessons_settings(
+    client: TestClient, lessons: list[Lesson]
+) -> None:
+    rendered = 0
+    for lesson in lessons:
+        for number, step in enumerate(lesson.steps, 1):
+            assert client.get(f"/lessons/{lesson.slug}/{number}").status_code == 200, (lesson.slug, number)
+            for block in (b for b in step.blocks if b.kind == "widget"):
+                page = _render(client, lesson.slug, number, block, {})
+                assert "Not updated" not in page and "Must be" not in page, (lesson.slug, number, block.name)
+                rendered += 1
+    assert rendered >= 29  # every widget block of the three lessons
