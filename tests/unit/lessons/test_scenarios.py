@@ -207,6 +207,16 @@ SCENARIOS: list[tuple[str, list[tuple[StepRef, str, str]]]] = [
         (15, "decode-speed", r"at most ([\d,]+) tokens a second for one user"),
         (19, "five-questions", r"memory bandwidth, ([\d,]+) tokens a second on one H100"),
     ]),
+    ("The H100's memory bandwidth that decode kernels really reach: share of the datasheet", [
+        (1, "plan", r"real decode kernels sustain about (\d+ %) of it"),
+        (15, "prose", r"Real decode kernels read at about (\d+ %) of that bandwidth"),
+    ]),
+    ("The H100's memory bandwidth that decode kernels really reach", [
+        (1, "plan", r"real decode kernels sustain about \d+ % of it \(([\d.]+ TB/s)\)"),
+        (15, "prose", r"of that bandwidth, ([\d.]+ TB/s)"),
+        (15, "decode-speed", r"decode kernels reach about ([\d.]+ TB/s)"),
+        (16, "roofline", r"What real kernels reach: [\d,]+ TFLOPS and ([\d.]+ TB/s)"),
+    ]),
     ("8B bf16 request of 1,000 prompt and 500 answer tokens, 8,192 tokens of KV cache: its prefill", [
         (9, "prose", r"the phase is short: ([\d.]+ ms) for the whole prompt"),
         (9, "request-timeline", r"s for this request: ([\d.]+ ms) of prefill"),
