@@ -209,7 +209,7 @@ SCENARIOS: list[tuple[str, list[tuple[StepRef, str, str]]]] = [
     ]),
     ("The H100's memory bandwidth that decode kernels really reach: share of the datasheet", [
         (1, "plan", r"real decode kernels sustain about (\d+ %) of it"),
-        (15, "prose", r"Real decode kernels read at about (\d+ %) of that bandwidth"),
+        (15, "prose", r"Real serving software reads at about (\d+ %) of that bandwidth"),
     ]),
     ("The H100's memory bandwidth that decode kernels really reach", [
         (1, "plan", r"real decode kernels sustain about \d+ % of it \(([\d.]+ TB/s)\)"),
