@@ -94,6 +94,9 @@ def test_the_panel_shows_the_widgets_gb_figure_rounded_by_one_rule_for_every_pla
                 two = Decimal(headline.group(1).replace(",", ""))
                 one = f"{two.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):,.1f} GB"
                 assert bar_labels(html)[0].startswith(f"GPU 0: {one} of 80 GB"), (url, headline.group(1))
+                why = re.search(r'<p class="why"[^>]*><strong>Does not fit\.</strong> GPU 0 needs ([\d,.]+ GB) ', html)
+                assert ("Does not fit" in headline.group(0)) == bool(why), url
+                assert not why or why.group(1) == one, (url, why.group(1), one)  # the why line rounds alike
                 checked += 1
     assert checked == 48
 
