@@ -70,7 +70,7 @@ class LimitsView(BaseModel):
     gpu_names: dict[str, str]
 
 
-def _served(params: Params, gpu: GpuId) -> float:
+def _served(params: Params, gpu: str) -> float:
     """One sequence's decode speed on one GPU of this kind as the plan serves it (the figure the flagship shows)."""
     serve = make_plan(params.request().model_copy(update={"gpu": gpu})).serve
     assert serve is not None  # a serving request always has serving figures
