@@ -207,6 +207,15 @@ SCENARIOS: list[tuple[str, list[tuple[StepRef, str, str]]]] = [
         (15, "decode-speed", r"at most ([\d,]+) tokens a second for one user"),
         (19, "five-questions", r"memory bandwidth, ([\d,]+) tokens a second on one H100"),
     ]),
+    ("8B bf16 decode, one sequence: the weight bytes a step reads (all but other tokens' embedding rows)", [
+        (15, "prose", r"([\d.]+ GB) in all\. At"),
+        (15, "decode-speed", r"Each token reads ([\d.]+ GB) of the"),
+        (16, "roofline", r"FLOPs against ([\d.]+ GB)\."),
+    ]),
+    ("8B bf16 decode, one sequence: reading those weights once at the H100's datasheet bandwidth", [
+        (12, "prose", r"at least [\d.]+ ms from the CPUs' memory against ([\d.]+ ms) from one H100's"),
+        (15, "prose", r"that read takes ([\d.]+ ms)"),
+    ]),
     ("The H100's memory bandwidth that decode kernels really reach: share of the datasheet", [
         (1, "plan", r"real decode kernels sustain about (\d+ %) of it"),
         (15, "prose", r"Real serving software reads at about (\d+ %) of that bandwidth"),
