@@ -151,13 +151,12 @@ SCENARIOS: list[tuple[str, list[tuple[StepRef, str, str]]]] = [
         (4, "plan?gpus=8&sharding=zero3&batch_size=2", r"GPU 0 needs ([\d.]+ GB) of its 80 GB"),
     ]),
     ("8B bf16 training, 8 H100s, ZeRO-3, selective checkpointing, two sequences a GPU: GB a GPU", [
-        (4, "prose", r"At those two sequences a GPU, selective checkpointing, .*? needs ([\d.]+ GB), still over"),
+        (4, "prose", r"At two sequences a GPU, selective checkpointing \(.*?\) needs ([\d.]+ GB), still over"),
         (4, "plan?gpus=8&sharding=zero3&batch_size=2&activation_checkpointing=selective",
          r"GPU 0 needs ([\d.]+ GB) of its 80 GB"),
     ]),
     ("8B bf16 training, 8 H100s, ZeRO-3, full checkpointing, two sequences a GPU: GB a GPU", [
-        (4, "prose", r"full checkpointing, which keeps only each layer's input and reruns the layer, "
-                     r"needs ([\d.]+ GB)"),
+        (4, "prose", r"full checkpointing \(keep each layer's input, rerun the layer\) needs ([\d.]+ GB)"),
         (4, "plan?gpus=8&sharding=zero3&batch_size=2&activation_checkpointing=full", r"GPU 0: ([\d.]+ GB) of 80 GB"),
     ]),
     ("8B bf16 training, 8 H100s, ZeRO-3, full checkpointing, one 8,192-token sequence a GPU: GB a GPU", [
@@ -259,7 +258,7 @@ SCENARIOS: list[tuple[str, list[tuple[StepRef, str, str]]]] = [
         (16, "roofline", r"decode reaches the ridge at a batch of ([\d,]+)"),
     ]),
     ("8B bf16 decode on one H100, 1,500 tokens of KV cache a sequence: the most sequences that fit", [
-        (16, "prose", r"at most ([\d,]+) of them on one H100"),
+        (16, "prose", r"at most ([\d,]+) caches fit on one H100"),
         (16, "roofline", r"at most ([\d,]+) sequences fit on one H100"),
     ]),
     ("8B bf16 training on one H100, batch 1, 8,192-token sequence, no checkpointing: GB on GPU 0", [
