@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.engine.text import gb
+
 
 class EngineError(ValueError):
     """Input the engine cannot work with; the message is written for a learner."""
@@ -23,8 +25,7 @@ class DoesNotFit(EngineError):
         self.gpu_index = gpu_index
         self.needed_bytes = needed_bytes
         self.capacity_bytes = capacity_bytes
-        over = (needed_bytes - capacity_bytes) / 1e9
-        super().__init__(
-            f"GPU {gpu_index} needs {needed_bytes / 1e9:.1f} GB but holds {capacity_bytes / 1e9:.0f} GB: "
-            f"{over:.1f} GB too much."
+        super().__init__(  # the one GB formatter, so this sentence and the panel round alike
+            f"GPU {gpu_index} needs {gb(needed_bytes, 1)} but holds {gb(capacity_bytes, 0)}: "
+            f"{gb(needed_bytes - capacity_bytes, 1)} too much."
         )

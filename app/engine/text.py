@@ -21,11 +21,18 @@ def num(value: float, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
+GB_DIGITS = 2  # a GB figure is worked out to two decimals, as the widgets show it; a shorter one rounds that
+
+
 def gb(nbytes: float, digits: int = 2) -> str:
-    """Bytes as decimal gigabytes: '16.06 GB'; from 100,000 GB on, terabytes: '6,493.7 TB'."""
+    """Bytes as decimal gigabytes: '16.06 GB'; from 100,000 GB on, terabytes: '6,493.7 TB'. A figure with fewer
+    decimals rounds the two-decimal one half up, so the panel's 12.1 GB is the widget's 12.05 GB, never 12.0."""
     if abs(nbytes) >= TB_FROM:
         return f"{nbytes / TB:,.1f} TB"
-    return f"{nbytes / GB:,.{digits}f} GB"
+    if digits >= GB_DIGITS:
+        return f"{nbytes / GB:,.{digits}f} GB"
+    shown = Decimal(f"{nbytes / GB:.{GB_DIGITS}f}").quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{shown:,.{digits}f} GB"
 
 
 def gib(nbytes: float, digits: int = 2) -> str:

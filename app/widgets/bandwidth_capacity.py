@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from app.engine.hardware import HBM_ACHIEVED_SHARE
 from app.engine.limits import GpuLimits, compare_gpus
-from app.engine.plan import PlanRequest
+from app.engine.plan import PlanRequest, make_plan
 from app.engine.workload import GpuId, Precision
 from app.widgets._fields import ModelId
 from app.widgets._plot import LogAxis, Tick
@@ -42,13 +43,16 @@ class CompareRow(BaseModel):
     name: str
     tb_per_s: float
     tflops: float
-    tokens_per_second: float
+    tokens_per_second: float = Field(description="The ceiling: bytes read at the datasheet bandwidth, no fixed cost")
+    served_tokens_per_second: float = Field(description="What serving reaches: achieved bandwidth, fixed cost a step")
     fits: bool
     chosen: bool
 
 
 class LimitsView(BaseModel):
     chosen: GpuLimits
+    served_tokens_per_second: float = Field(description="Each sequence on the chosen GPU, as the plan serves it")
+    achieved_share: float = Field(default=HBM_ACHIEVED_SHARE, description="Share of the bandwidth decode reaches")
     others: list[GpuLimits]
     rows: list[CompareRow]
     capacity_needed_width: float
@@ -66,14 +70,23 @@ class LimitsView(BaseModel):
     gpu_names: dict[str, str]
 
 
+def _served(params: Params, gpu: str) -> float:
+    """One sequence's decode speed on one GPU of this kind as the plan serves it (the figure the flagship shows)."""
+    serve = make_plan(params.request().model_copy(update={"gpu": gpu})).serve
+    assert serve is not None  # a serving request always has serving figures
+    return serve.tokens_per_second
+
+
 def compute(params: Params) -> LimitsView:
     """Capacity and decode bounds on every GPU, the chosen one drawn."""
     rows = compare_gpus(params.request())
+    served = {g.gpu: _served(params, g.gpu) for g in rows}
     chosen = next(g for g in rows if g.gpu == params.gpu)
     cap_top = max(chosen.needed_bytes, chosen.memory_bytes)
     time_top = max(chosen.memory_seconds, chosen.compute_seconds)
     return LimitsView(
         chosen=chosen,
+        served_tokens_per_second=served[chosen.gpu],
         others=rows,
         rows=[
             CompareRow(
@@ -82,6 +95,7 @@ def compute(params: Params) -> LimitsView:
                 tb_per_s=g.bandwidth / 1e12,
                 tflops=g.peak_flops / 1e12,
                 tokens_per_second=g.tokens_per_second,
+                served_tokens_per_second=served[g.gpu],
                 fits=g.fits,
                 chosen=g.gpu == chosen.gpu,
             )

@@ -41,6 +41,7 @@ class Row(BaseModel):
     label: str
     prompt_tokens: int
     output_tokens: int
+    cache_tokens: int = Field(description="Tokens of KV cache each decode step reads: 8,192, or the whole request")
     prefill_seconds: float
     step_seconds: float
     decode_seconds: float
@@ -63,6 +64,7 @@ class Result(BaseModel):
     nodes: int
     precision: str
     cache_tokens: int
+    default_cache_tokens: int = Field(default=CACHE_TOKENS, description="The cache a request gets unless longer")
     rows: list[Row]
     width: int = WIDTH
     height: float
@@ -105,7 +107,7 @@ def _row(key: str, label: str, plan: Plan, index: int, scale: float) -> Row:
     marks = " ".join(f"M{x:.2f} {y:.1f}v{ROW_HEIGHT}" for x in xs)
     return Row(
         key=key, label=label, prompt_tokens=req.prompt_tokens, output_tokens=req.output_tokens,
-        prefill_seconds=s.prefill_seconds, step_seconds=s.decode_seconds_per_token,
+        cache_tokens=req.context_tokens, prefill_seconds=s.prefill_seconds, step_seconds=s.decode_seconds_per_token,
         decode_seconds=s.decode_seconds_per_token * req.output_tokens, total_seconds=s.request_seconds, y=y,
         text_y=y - 6, prefill_width=round(pre_w, 2), decode_x=round(LEFT + pre_w, 2),
         decode_width=round(step_w * req.output_tokens, 2), marks=marks, mark_every=every,

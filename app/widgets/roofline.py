@@ -161,13 +161,21 @@ def place(params: Params, view: RooflineView) -> NodeLoad:
 
 def predict(params: Params, view: RooflineView) -> Prediction:
     """The batch at which decode reaches the ridge, guessed before the slider is shown."""
-    n = view.r.batch_at_ridge
+    r = view.r
+    n = r.batch_at_ridge
+    said = f"{n:,} sequences, counting the weights alone" if n else "never, even counting the weights alone"
+    if n and r.with_kv is not None and r.batch_at_ridge_with_kv is None:
+        said += (f"; with each sequence's KV cache of {num(r.context_tokens)} tokens read as well, decode never "
+                 "reaches it")
+    if n and r.max_batch_fits is not None and n > r.max_batch_fits:
+        said += f", and at most {r.max_batch_fits:,} sequences' caches fit on one H100"
     return Prediction(
         key="batch_at_ridge",
         unit="sequences",
-        question="How many sequences must share each decode step before it reaches the ridge?",
+        question="Counting the weights alone, how many sequences must share each decode step before it reaches "
+        "the ridge?",
         answer=float(n or 0),
-        answer_text=f"{n:,} sequences" if n else "never",
+        answer_text=said,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.engine.comparison import TrainVsServe, train_vs_serve
+from app.engine.models import get_model
 from app.engine.text import plural
 from app.widgets._fields import MODEL_OPTIONS, ModelId
 from app.widgets.base import Widget
@@ -22,6 +23,9 @@ class ComparisonView(BaseModel):
     """The engine's comparison, with the limits in words."""
 
     c: TrainVsServe
+    active_parameters: int = Field(description="N in 2·N and 6·N: the parameters one token passes through")
+    experts: int = Field(description="MLP experts a layer (1: a dense model)")
+    experts_per_token: int = Field(description="Experts each token is routed to")
     serve_limit: str
     train_limit: str
     models: list[tuple[str, str]]
@@ -31,9 +35,13 @@ class ComparisonView(BaseModel):
 def compute(params: Params) -> ComparisonView:
     """Serving and training plans for the model, from the engine."""
     c = train_vs_serve(params.model)
+    arch = get_model(params.model)
     said = f"{c.model}: serving on {plural(c.serve_gpus, 'GPU')}, training on {plural(c.train_gpus, 'GPU')}."
     return ComparisonView(
         c=c,
+        active_parameters=arch.active_parameters,
+        experts=arch.experts,
+        experts_per_token=arch.experts_per_token,
         serve_limit=LIMITS[c.serve.bottleneck],
         train_limit=LIMITS[c.train.bottleneck],
         models=MODEL_OPTIONS,

@@ -4,6 +4,7 @@ legend, and the power a running workload draws."""
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlencode
 
 from fastapi.testclient import TestClient
@@ -78,6 +79,26 @@ def test_the_legend_names_every_part_a_gpu_can_hold_in_stacking_order(client: Te
     ]  # fmt: skip
 
 
+def test_the_panel_shows_the_widgets_gb_figure_rounded_by_one_rule_for_every_plan(client: TestClient) -> None:
+    """The plan says GPU 0's need to two decimals and the panel to one: the panel's is always the plan's figure
+    rounded half up (the walk saw 12.05 GB as 12.0 GB for fp8 and 12.1 GB for int8)."""
+    checked = 0
+    for model in ("llama-3.1-8b", "mistral-7b", "mixtral-8x7b", "llama-3.1-70b"):
+        for precision in ("bf16", "fp8", "int8", "int4"):
+            for gpus, context in ((1, 8192), (2, 1500), (8, 8192)):
+                url = f"/widgets/plan?model={model}&precision={precision}&gpus={gpus}&context_tokens={context}"
+                html = client.get(url, headers=HX).text
+                headline = re.search(r'data-value="verdict">.*?<span data-value="total">([\d,]+\.\d\d) GB</span>',
+                                     html, re.S)  # fmt: skip
+                assert headline, url
+                two = Decimal(headline.group(1).replace(",", ""))
+                one = f"{two.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):,.1f} GB"
+                assert bar_labels(html)[0].startswith(f"GPU 0: {one} of 80 GB"), (url, headline.group(1))
+                why = re.search(r'<p class="why"[^>]*><strong>Does not fit\.</strong> GPU 0 needs ([\d,.]+ GB) ', html)
+                assert ("Does not fit" in headline.group(0)) == bool(why), url
+                assert not why or why.group(1) == one, (url, why.group(1), one)  # the why line rounds alike
+                checked += 1
+    assert checked == 48
 
 
 def power(html: str) -> tuple[list[str], str]:

@@ -77,7 +77,7 @@ def test_the_timeline_has_a_text_twin(client: TestClient) -> None:
     total = seconds(serve.prefill_seconds + 1000 * serve.decode_seconds_per_token)
     assert (f'<tr data-row="answer2"><th scope="row">Answer × 2</th><td>1,000 tokens in {pre}</td>'
             f'<td>1,000 × {step} = {seconds(1000 * serve.decode_seconds_per_token)}</td>'
-            f'<td data-value="total">{total}</td>') in html
+            f'<td data-value="cache">8,192 tokens</td><td data-value="total">{total}</td>') in html
 
 
 def test_a_model_too_big_for_one_gpu_is_split_and_says_so(client: TestClient) -> None:
@@ -91,3 +91,14 @@ def test_bad_lengths_are_refused_beside_their_fields(client: TestClient) -> None
     assert re.search(r'id="w1-output_tokens-error" hx-swap-oob="true">Must be at least 1', r.text)
     r = client.get("/widgets/request-timeline?prompt_tokens=1e9", headers=HX)
     assert r.status_code == 422 and 'id="w1-prompt_tokens-error" hx-swap-oob="true">' in r.text
+
+
+def test_each_row_says_the_kv_cache_it_reads_when_the_request_outgrows_8192_tokens(client: TestClient) -> None:
+    """Step 9 keeps 8,192 tokens of cache for a request; a longer one gets a cache as long as itself, and the table
+    says so row by row rather than timing 16,000 tokens against an 8,192-token cache without a word (W26)."""
+    for prompt, output in ((1000, 500), (8000, 500), (4000, 4000), (60000, 100)):
+        html = client.get(f"/widgets/request-timeline?prompt_tokens={prompt}&output_tokens={output}", headers=HX).text
+        caches = dict(re.findall(r'<tr data-row="(\w+)">.*?<td data-value="cache">([\d,]+) tokens</td>', html))
+        wanted = {"this": prompt + output, "prompt2": 2 * prompt + output, "answer2": prompt + 2 * output}
+        assert caches == {k: f"{max(8192, n):,}" for k, n in wanted.items()}, (prompt, output, caches)
+        assert "the server keeps 8,192 tokens of cache for a request, or the whole request" in html
