@@ -208,7 +208,8 @@ async def complete_page(db: Database, learner: str, lessons: list[Lesson], slug:
     left = [LeftStep(step=lesson.steps[n - 1], why=_why_left(lp, lesson.steps[n - 1]))
             for n in lp.left(len(lesson.steps))]
     return CompletePage(
-        lesson=lesson, progress=lp, finished=lp.finished(len(lesson.steps)), left=left, others=sorted((le for le in lessons if le.slug != slug), key=_order),
+        lesson=lesson, progress=lp, finished=lp.finished(len(lesson.steps)), left=left,
+        others=sorted((le for le in lessons if le.slug != slug), key=_order),
         cheatsheet=next((s for s in lesson.steps if any(b.kind == "cheatsheet" for b in s.blocks)), None),
         mastered=mastered, skipped=[s for s in drill_steps if lp.state(s.number, drill=True) != "mastered"],
     )
