@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -131,7 +132,7 @@ def test_markdown_export_keeps_empty_fields_empty_and_says_how_numbers_were_meas
     md = r.text
     assert ("## Input source and size\n\nphotos on the share\n\n"
             "- photos: 1,281,167 (to measure); measured: counted on the share") in md
-    assert f"- parameters: {markdown_text('25.6 M')} (known)" in md
+    assert "- parameters: 25.6 M (known)" in md  # no stray backslash before a number (U2)
     assert "## Preparation\n\n_(empty)_" in md
 
 
@@ -254,3 +255,16 @@ def test_learner_text_in_the_markdown_export_is_text_not_markup(client: TestClie
                for h in headings), headings
     assert "\n===" not in md and "\n- item" not in md and "\n1. first" not in md
     assert "&lt;script&gt;alert\\(1\\)&lt;/script&gt;" in md  # still readable as what was typed
+
+
+@pytest.mark.parametrize("typed", ["1.2 M", "25.6 M", "3.14", "1,281,167", "2. second", "12) x", "1.", "- item",
+                                   "-5", "> quote", "+1", "# h", "a_b_c", "x\n2. y", "[v](javascript:v)", "100%"])
+def test_a_value_in_the_markdown_export_reads_as_typed_in_a_markdown_viewer(typed: str) -> None:
+    """What a CommonMark viewer shows of an exported value is exactly what the learner typed: no stray
+    backslash ("\\1.2 M", U2), no list, heading or link made of it."""
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").render(f"- images: {markdown_text(typed)} (known)")
+    assert rendered.startswith("<ul>\n<li>") and rendered.count("<li>") == 1, rendered
+    shown = html.unescape(re.sub(r"<[^>]*>", "", rendered)).strip()
+    assert shown == f"images: {typed} (known)", (typed, rendered)
