@@ -161,7 +161,11 @@ def test_pasted_terminal_json_is_attached_and_exported(client: TestClient) -> No
     [
         ("", "Paste the JSON"),
         ("writing the 64 MB data file: 100 %", "This is not JSON"),
-        (json.dumps({"source": "terminal"}), "This is not a profiling result"),
+        (json.dumps({"source": "terminal"}), "This is not a whole profiling result: “size_bytes”, “values”, "
+                                             "“repeat” and more are missing. Paste everything “gpu-classroom "
+                                             "profile --json” printed, from the first { to the last }."),
+        (json.dumps({"a": 1}), "This is not a whole profiling result: “source”, “size_bytes”"),
+        ("{", "This is not JSON. Paste everything “gpu-classroom profile --json” printed"),
         (json.dumps(report(seconds=-1)), "positive number of seconds"),
     ],
 )
@@ -171,7 +175,10 @@ def test_pasted_text_that_is_not_a_profile_gets_its_message_beside_the_box(
     r = client.post("/companion/sheet/profiles", data={"csrf_token": csrf(client), "source": "terminal",
                     "report": text}, headers=HX)  # fmt: skip
     assert r.status_code == 422
-    assert re.search(rf'id="paste-report-error" hx-swap-oob="true">[^<]*{re.escape(message)}', r.text)
+    assert re.search(rf'id="paste-report-error" hx-swap-oob="true">[^<]*{re.escape(html.escape(message, quote=False))}',
+                     r.text)
+    said = re.search(r'id="paste-report-error" hx-swap-oob="true">([^<]*)<', r.text).group(1)  # type: ignore[union-attr]
+    assert "Field required" not in said and "`" not in said  # words a learner can act on, no raw Markdown
     assert "No timings attached yet" in r.text
 
 
