@@ -275,3 +275,12 @@ def test_a_value_in_the_markdown_export_reads_as_typed_in_a_markdown_viewer(type
     assert rendered.startswith("<ul>\n<li>") and rendered.count("<li>") == 1, rendered
     shown = html.unescape(re.sub(r"<[^>]*>", "", rendered)).strip()
     assert shown == f"images: {typed} (known)", (typed, rendered)
+
+
+def test_the_terminal_route_says_where_the_command_comes_from(lessons_client: TestClient) -> None:
+    """U4: a learner reading online is told how to get `gpu-classroom` (and that the browser run needs nothing),
+    not sent to an unnamed "repository"."""
+    page = lessons_client.get("/lessons/understanding-the-work/6").text
+    text = " ".join(html.unescape(re.sub(r"<[^>]*>", " ", page)).split())
+    assert "ask whoever runs this server" in text and "pipx install ." in text
+    assert "GPU Classroom repository" not in text and "browser run above: it needs nothing installed" in text
