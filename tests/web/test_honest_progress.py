@@ -165,3 +165,15 @@ def test_no_served_lesson_reads_finished_after_only_its_last_step(lessons_client
     Learner(lessons_client).finish_step(slug, last)  # the walk: "Finish lesson" on the last step only
     for url in (f"/lessons/{slug}/complete", f"/lessons/{slug}", "/"):
         assert "You finished" not in lessons_client.get(url).text, url
+
+
+def test_a_guess_committed_in_place_turns_skip_for_now_into_done_next(three: TestClient) -> None:
+    learner = Learner(three)
+    page = learner.open(f"/lessons/{SLUG}/2")
+    assert re.search(r'id="step-next"[^>]*>Skip for now →</button>', page)
+    data = {"csrf_token": learner.csrf(page), "lesson": SLUG, "step": "2", "w": "1", "guess": "20", "choice": "yes"}
+    r = three.post("/predictions", data=data, headers=HX)
+    assert r.status_code == 200
+    assert re.search(r'id="step-next"[^>]*hx-swap-oob="true">Done, next →</button>', r.text)
+    refused = three.post("/predictions", data={**data, "guess": "lots"}, headers=HX)
+    assert "step-next" not in refused.text or "Done, next" in refused.text  # stored already: the guess stands
