@@ -33,7 +33,16 @@ class LessonProgress:
         return "todo" if state == "seen" else state
 
     def finished(self, steps: int) -> bool:
-        """Whether the learner went through to the end: the last of `steps` steps is done."""
+        """Whether the learner did the whole lesson: every one of its `steps` steps is done (a drill mastered, a
+        predict step's guess in), not only the last one pressed."""
+        return steps > 0 and not self.left(steps)
+
+    def left(self, steps: int) -> list[int]:
+        """The steps of a `steps`-step lesson not done yet, in order."""
+        return [n for n in range(1, steps + 1) if n not in self.done]
+
+    def reached_end(self, steps: int) -> bool:
+        """Whether the learner got through to the end: the last step is done (the others may not all be)."""
         return steps > 0 and steps in self.done
 
 

@@ -191,8 +191,15 @@ def _size(text: str, default_unit: str) -> float:
     )
 
 
+_SUPERSCRIPT_DIGITS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def _plain(value: float) -> str:
-    return f"{value:,.0f}" if value < 1e15 else f"{value:.3g}"
+    """A large number as people write it: 1,000,000, or 1 × 10³⁰ past a million billion (never 1e+30)."""
+    if value < 1e15:
+        return f"{value:,.0f}"
+    exponent = math.floor(math.log10(value))
+    return f"{value / 10**exponent:.3g} × 10{str(exponent).translate(_SUPERSCRIPT_DIGITS)}"
 
 
 _PER_PARAMETER = re.compile(

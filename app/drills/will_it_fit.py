@@ -22,7 +22,7 @@ from app.drills.base import (
 from app.drills.will_it_fit_mistakes import per_gpu_variants
 from app.engine import memory
 from app.engine.fixes import fixes
-from app.engine.models import CATALOG, get_model
+from app.engine.models import CATALOG, Architecture, get_model
 from app.engine.placement import COMPONENT_LABELS, COMPONENTS, NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
 from app.engine.text import billions, gb, num
@@ -74,8 +74,15 @@ def _serve(rng: random.Random, model: str) -> dict[str, Any]:
         "precision": rng.choice(SERVE_PRECISIONS),
         "gpus": rng.choice([n for n in GPU_COUNTS if splits_heads(arch, n)]),  # tensor parallel: they divide the heads
         "batch_size": rng.choice(SERVE_BATCHES),
-        "context_tokens": rng.choice([c for c in SERVE_CONTEXTS if c <= arch.context]),
+        "context_tokens": rng.choice([c for c in SERVE_CONTEXTS if c <= _taught_context(arch)]),
     }
+
+
+def _taught_context(arch: Architecture) -> int:
+    """The longest context a question may ask for: the model's own, and for a model with sliding-window attention
+    (Mistral 7B: 4,096) no more than the window, since the lessons teach a KV cache that keeps every token; past
+    the window it keeps fewer, a fact no step teaches that would change the answer (issue 27, W32)."""
+    return arch.context if arch.sliding_window is None else min(arch.context, arch.sliding_window)
 
 
 def _train(rng: random.Random, model: str) -> dict[str, Any]:

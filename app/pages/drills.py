@@ -79,6 +79,24 @@ class DrillView(BaseModel):
         return self.tries == 0
 
     @property
+    def status(self) -> str:
+        """Where the learner stands against mastery, never past a target ("4 of 3"): the streak up to its target,
+        then, for a drill that also needs a spread, how many different ones are still to get right."""
+        cov, first = self.coverage, "right at the first try"
+        if self.mastered:
+            spread = f", {cov.needed} different ones among them" if cov else ""
+            return f"{self.mastery} {first} in a row{spread}."
+        if cov is None:
+            return f"{self.streak} of {self.mastery} {first} in a row to master it."
+        right = min(len(cov.right), cov.needed)
+        if self.streak < self.mastery:
+            return (f"{self.streak} of {self.mastery} {first} in a row, and {right} of {cov.needed} different ones "
+                    f"{first}, to master it.")
+        more = cov.needed - right
+        return (f"{self.mastery} {first} in a row: done ({self.streak} so far). To master it, {more} more "
+                f"different one{'' if more == 1 else 's'} {first}: {right} of {cov.needed} so far.")
+
+    @property
     def announcement(self) -> str:
         """What a screen reader hears after a submission."""
         if self.errors:

@@ -12,7 +12,7 @@ from fastapi import HTTPException
 from app.classroom import predictions
 from app.classroom.db import Database
 from app.classroom.ratelimit import RateLimited, hit
-from app.drills.answers import parse_size
+from app.drills.answers import parse_size, read_quantity
 from app.engine.text import ratio
 from app.lessons.model import Block, Lesson, Step
 from app.pages.contexts import AnyWidgetView, PredictView
@@ -21,6 +21,8 @@ from app.widgets.base import P, ParamErrors, Prediction, R, Widget, parse_params
 
 # Guesses a learner may commit a minute (they are also one per question).
 GUESSES_PER_MINUTE = 30
+BARE_BYTES = 1e6  # a bare number this large in a GB box was most likely counted in bytes
+MOST = 1e15  # no question here has an answer near a million billion of its unit
 NUMBER = re.compile(r"^\s*([-+]?[0-9][0-9,_]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?)\s*[^\d]*$")
 
 
@@ -38,16 +40,22 @@ def question(widget: Widget[P, R], block: Block) -> Prediction | None:
 def parse_guess(text: str, unit: str = "") -> float:
     """A guess as typed ('19', '19.5 GB', '1,200', '3e2'), in the question's unit; ValueError with a sentence.
 
-    A size goes through the drills' own reader, so '19 GiB' means what it says and '19 GB/s' is refused."""
+    A size goes through the drills' own reader, so '19 GiB' means what it says and '19 GB/s' is refused; a bare
+    number is already in the box's unit."""
     match = NUMBER.match(text or "")
     if not match:
-        raise ValueError("Enter a number, such as 19 or 19.5.")
+        raise ValueError(f"Enter a number, such as 19 or 19.5{' ' + unit if unit else ''}.")
     value = float(match.group(1).replace(",", "").replace("_", ""))
     if not math.isfinite(value) or value <= 0:
         raise ValueError("Enter a number above zero.")
-    if unit == "GB":
+    if value > MOST:
+        raise ValueError("That is more than any plan here; enter a smaller number.")
+    if unit == "GB" and read_quantity(text).unit:
         value = parse_size(text, "GB") / 1e9
-    if value > 1e15:
+    elif unit == "GB" and value >= BARE_BYTES:
+        raise ValueError(f"{_number(value)} GB is far more than any plan here. If you counted bytes, write "
+                         f"“{_number(value)} bytes”; otherwise give the size in GB.")
+    if value > MOST:
         raise ValueError("That is more than any plan here; enter a smaller number.")
     return value
 
@@ -121,6 +129,15 @@ async def attach(db: Database, learner: str, lesson: str, step: Step, views: dic
         view.predict = revealed(spec, guess) if guess else pending(spec)
         if guess is None:
             view.node = None
+
+
+async def guesses_missing(db: Database, learner: str, lesson: str, step: Step) -> bool:
+    """Whether a "predict first" widget of the step still waits for the learner's guess (its content unseen)."""
+    keys = [spec.key for _, block, widget in widget_blocks(step) if (spec := question(widget, block)) is not None]
+    if not keys:
+        return False
+    stored = await predictions.for_step(db, learner, lesson, step.number)
+    return any(key not in stored for key in keys)
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,21 @@ async def build_step_page(
                     minutes_left=minutes_left, cheatsheet=cheats, classroom=klass, drills=drills)
 
 
+async def press_done(db: Database, learner: str, lesson: Lesson, number: int) -> str:
+    """The learner pressed "Done, next" (or "Skip for now", "Finish lesson") on step `number`: the step is done,
+    unless its core was never opened (a drill not mastered, whose mastery marks it done; a "predict first" widget
+    whose guess is not in, so its result and explanation stayed closed), which leaves it visited only. Returns
+    where to go: the next step, or the completion page after the last."""
+    step = lesson.step(number)
+    if step is None:
+        raise HTTPException(status_code=404, detail=f"'{lesson.title}' has no step {number}.")
+    if step.has_drill or await predictions.guesses_missing(db, learner, lesson.slug, step):
+        await progress.record_visit(db, learner, lesson.slug, number)
+    else:
+        await progress.mark_done(db, learner, lesson.slug, number)
+    return f"/lessons/{lesson.slug}/{number + 1}" if number < len(lesson.steps) else f"/lessons/{lesson.slug}/complete"
+
+
 def widget_views(lesson: Lesson, step: Step, query: Mapping[str, str]) -> dict[int, AnyWidgetView]:
     """Every widget of a step by block position, computed from the step's address; each widget's forms and links
     carry the other widgets' changed inputs along."""

@@ -74,13 +74,23 @@ class OverviewPage(PageContext):
     progress: LessonProgress = Field(description="The learner's progress in it")
 
 
+class LeftStep(BaseModel):
+    """A step of the lesson not done yet, and why it is not."""
+
+    step: Step = Field(description="The step")
+    why: str = Field(description="Why it is not done, e.g. 'not opened yet' or 'drill not mastered yet'")
+
+
 class CompletePage(PageContext):
-    """Where finishing a lesson's last step lands: what was done, drills mastered or skipped, where next."""
+    """Where pressing on past a lesson's last step lands: "You finished" only when every step is done, otherwise
+    what is left; the drills mastered or skipped, and where next."""
 
     TEMPLATE = "complete.html"
 
-    lesson: Lesson = Field(description="The lesson just finished")
+    lesson: Lesson = Field(description="The lesson")
     progress: LessonProgress = Field(description="The learner's progress in it")
+    finished: bool = Field(description="Every step of the lesson is done")
+    left: list[LeftStep] = Field(description="The steps not done yet, in order, each with why")
     cheatsheet: Step | None = Field(description="The lesson's cheat-sheet step, if it has one")
     others: list[Lesson] = Field(description="The other lessons, in order")
     mastered: list[Step] = Field(description="Drill steps whose drill the learner mastered")
@@ -195,11 +205,21 @@ async def complete_page(db: Database, learner: str, lessons: list[Lesson], slug:
     lp = (await progress.progress_by_lesson(db, learner)).get(slug, progress.LessonProgress())
     drill_steps = [s for s in lesson.steps if s.has_drill]
     mastered = [s for s in drill_steps if lp.state(s.number, drill=True) == "mastered"]
+    left = [LeftStep(step=lesson.steps[n - 1], why=_why_left(lp, lesson.steps[n - 1]))
+            for n in lp.left(len(lesson.steps))]
     return CompletePage(
-        lesson=lesson, progress=lp, others=sorted((le for le in lessons if le.slug != slug), key=_order),
+        lesson=lesson, progress=lp, finished=lp.finished(len(lesson.steps)), left=left,
+        others=sorted((le for le in lessons if le.slug != slug), key=_order),
         cheatsheet=next((s for s in lesson.steps if any(b.kind == "cheatsheet" for b in s.blocks)), None),
         mastered=mastered, skipped=[s for s in drill_steps if lp.state(s.number, drill=True) != "mastered"],
     )
+
+
+def _why_left(lp: LessonProgress, step: Step) -> str:
+    """Why a step is not done, as the completion page lists it."""
+    if step.has_drill:
+        return "drill not mastered yet" if step.number in lp.visited else "drill not tried yet"
+    return "opened, not done yet" if step.number in lp.visited else "not opened yet"
 
 
 def _order(lesson: Lesson) -> tuple[int, str]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.classroom import progress
 from app.engine.constants import numbers as engine_numbers
-from app.pages.steps import build_step_page
+from app.pages.steps import build_step_page, press_done
 from app.pages.views import NumbersPage, complete_page, glossary_page, home_page, overview_page
 from app.web.deps import DB, LearnerId, Lessons, Tpl, find_lesson
 from app.web.security import require_csrf
@@ -72,16 +71,9 @@ async def step(request: Request, slug: str, number: int, lessons: Lessons, db: D
 @router.post("/lessons/{slug}/{number}/done", dependencies=[Depends(require_csrf)])
 async def mark_done(slug: str, number: int, lessons: Lessons, db: DB, learner: LearnerId) -> Response:
     """Mark a step done and go on to the next one (or to the completion page after the last). A drill step is
-    done by mastery only: pressing on past it ("Skip for now") leaves it visited and not done, i.e. skipped."""
-    lesson = find_lesson(slug, lessons)
-    step = lesson.step(number)
-    if step is None:
-        raise HTTPException(status_code=404, detail=f"'{lesson.title}' has no step {number}.")
-    if step.has_drill:
-        await progress.record_visit(db, learner, slug, number)
-    else:
-        await progress.mark_done(db, learner, slug, number)
-    target = f"/lessons/{slug}/{number + 1}" if number < len(lesson.steps) else f"/lessons/{slug}/complete"
+    done by mastery only, a "predict first" step once its guess is in: pressing on past either ("Skip for now")
+    leaves it visited and not done (app.pages.steps.press_done)."""
+    target = await press_done(db, learner, find_lesson(slug, lessons), number)
     return RedirectResponse(target, status_code=303)
 
 

@@ -60,6 +60,8 @@ def _widget(tpl: Templates, request: Request, page: StepPage, view: AnyWidgetVie
     for i, block in enumerate(page.step.blocks):
         if block.kind == "reveal":  # the explanation opens with the widget
             body += tpl.render(RevealBlock(block=block, i=i, revealed=page.revealed), blocks=["reveal"])
+    if page.revealed:  # the step's button now says the step will be done ("Done, next"), not "Skip for now"
+        body += tpl.block("step.html", "next_button", page=page, oob=True)
     if view.node is not None:  # only when it differs from the panel the page shows (app/web/panel.py)
         return body + panel_update(tpl, view.node, shown)
     return body + tpl.block("panel.html", "panel", panel=page.panel, oob=True)

@@ -30,7 +30,9 @@ GRID_CELLS = {"done": '<td class="c c-done">✓</td>', "current": '<td class="c 
 
 
 _MD_INLINE = re.compile(r"([\\`*_{}\[\]()#|~!])")
-_MD_LINE_START = re.compile(r"^(\s*)([-+=>]|\d+[.)])", re.MULTILINE)
+# A line that would open a block: "- ", "+ ", "> ", "=" (a setext underline) or "1. " / "1) " (an ordered list: the
+# marker is the punctuation after the digits, and only when a space or the line's end follows, so "1.2 M" stays).
+_MD_LINE_START = re.compile(r"^(\s*)([-+=>]|\d+(?=[.)](?:\s|$)))", re.MULTILINE)
 
 
 def md(text: object) -> str:
@@ -38,7 +40,14 @@ def md(text: object) -> str:
     Markdown's punctuation is backslash-escaped, and a line cannot open a heading, list, quote or rule."""
     out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     out = _MD_INLINE.sub(r"\\\1", out)
-    return _MD_LINE_START.sub(r"\1\\\2", out)
+    return _MD_LINE_START.sub(_line_start, out)
+
+
+def _line_start(match: re.Match[str]) -> str:
+    """Escape the character that would open a block: the punctuation, which CommonMark lets a backslash escape
+    (after the digits of a list number; a backslash before a digit would be shown as typed)."""
+    lead, opener = match.group(1), match.group(2)
+    return f"{lead}\\{opener}" if not opener[0].isdigit() else f"{lead}{opener}\\"
 
 
 def grid_cells(states: list[str]) -> Markup:

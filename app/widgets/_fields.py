@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, field_validator
@@ -43,10 +44,43 @@ def _predict(value: object) -> str:
 PredictKey = Annotated[str, BeforeValidator(_predict)]
 
 
+# A count's magnitude as people write it after the number: "70B", "8b", "1.5T", "405 billion", "12k".
+MAGNITUDES: dict[str, float] = {
+    "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9,
+    "t": 1e12, "trillion": 1e12,
+}  # fmt: skip
+# Fields that count things (parameters, tokens, samples) read a magnitude after the number; other fields do not,
+# since there "30m" or "8 GB" would mean minutes or a size, not millions or billions.
+COUNT_NAMES = ("parameters", "tokens", "samples")
+_SEPARATOR = re.compile(r"(?<=\d)[,_ \u00a0\u2009\u202f'](?=\d)")
+_TYPED = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([a-z]*)$", re.IGNORECASE)
+
+
+def counts_things(name: str) -> bool:
+    """Whether a field named so counts things, and so reads "70B" or "1.5 trillion"."""
+    return name == "parameters" or any(word in name.split("_") for word in COUNT_NAMES)
+
+
+def read_number(text: str, *, magnitudes: bool = False) -> float | None:
+    """A number as people type it: 7,000,000,000, 7 000 000 000, 7e9 and, with `magnitudes`, 7B, 7b, 7 billion
+    or 1.5T. None when the text is not a number (a float past the largest reads as an infinity)."""
+    cleaned = _SEPARATOR.sub("", text.strip().replace("\u2212", "-"))
+    match = _TYPED.match(cleaned)
+    if match is None:
+        return None
+    value, word = float(match.group(1)), match.group(2).lower()
+    if not word:
+        return value
+    if not magnitudes or word not in MAGNITUDES:
+        return None
+    return value * MAGNITUDES[word]
+
+
 def _count(value: object) -> object:
-    """A count as people type it: 7,000,000,000 or 7 000 000 000 as well as 7e9 (the drills accept these too)."""
+    """A count as people type it (see read_number); text that is no number goes on to the number check."""
     if isinstance(value, str):
-        return value.replace(",", "").replace("_", "").replace(" ", "").strip()
+        read = read_number(value, magnitudes=True)
+        return value if read is None else read
     return value
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from functools import cache
+from typing import Any, Generic, TypeVar, get_args
 
 from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from app.engine.placement import NodeLoad
+from app.widgets._fields import counts_things, read_number
 
 
 class Prediction(BaseModel):
@@ -79,17 +83,19 @@ class ParamErrors(Exception):
         super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
 
 
-def readable(err: Mapping[str, object]) -> str:
-    """One pydantic error as a sentence for a learner."""
+def readable(err: Mapping[str, object], spec: FieldSpec | None = None) -> str:
+    """One pydantic error as a sentence for a learner; with the field's `spec`, a number out of range or not a
+    number is told the field's range and an example that suits it."""
     found = err.get("ctx")
     ctx: Mapping[str, object] = found if isinstance(found, Mapping) else {}
     kind = err.get("type", "")
+    span = f" ({spec.span()})" if spec is not None and spec.span() else ""
     if kind in ("greater_than_equal", "greater_than"):
-        return f"Must be at least {_fmt(ctx.get('ge', ctx.get('gt')))}."
+        return f"Must be at least {plain(ctx.get('ge', ctx.get('gt')))}{span}."
     if kind in ("less_than_equal", "less_than"):
-        return f"Must be at most {_fmt(ctx.get('le', ctx.get('lt')))}."
-    if kind in ("float_parsing", "int_parsing", "float_type", "int_type", "int_from_float"):
-        return "Enter a number, such as 7e9 or 7000000000."
+        return f"Must be at most {plain(ctx.get('le', ctx.get('lt')))}{span}."
+    if kind in ("float_parsing", "int_parsing", "float_type", "int_type", "int_from_float", "finite_number"):
+        return spec.asked() if spec is not None else "Enter a number, such as 8 or 2.5."
     if kind in ("literal_error", "enum"):
         return f"Choose one of: {ctx.get('expected', 'the listed values')}."
     if kind == "extra_forbidden":
@@ -98,13 +104,107 @@ def readable(err: Mapping[str, object]) -> str:
     return msg.removeprefix("Value error, ")
 
 
-def _fmt(value: object) -> str:
-    """A bound as people write it: 1,000,000 not 1e+06, 0 not 0.0, 0.5 stays 0.5."""
+def plain(value: object) -> str:
+    """A number as people write it: 1,000,000 not 1e+06, 0.000001 not 1e-06, 0 not 0.0, 0.5 stays 0.5."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
-    return f"{value:,.6g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        digits = max(0, 6 - math.floor(math.log10(abs(value)))) if value else 0  # six significant digits
+        return f"{value:,.{digits}f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """A number field of a widget as its messages describe it: whole or not, its bounds, an example."""
+
+    whole: bool
+    low: float | None = None
+    high: float | None = None
+    example: float | None = None
+    counts: bool = False
+    above: bool = False  # the low bound itself is refused (gt)
+
+    def span(self) -> str:
+        """'any whole number from 1 to 1,024', or '' when the field has no bound."""
+        kind = "any whole number" if self.whole else "any number"
+        if self.low is not None and self.above:
+            top = f" up to {plain(self.high)}" if self.high is not None else ""
+            return f"{kind} above {plain(self.low)}{top}"
+        if self.low is not None and self.high is not None:
+            return f"{kind} from {plain(self.low)} to {plain(self.high)}"
+        if self.low is not None:
+            return f"{kind} from {plain(self.low)} up"
+        if self.high is not None:
+            return f"{kind} up to {plain(self.high)}"
+        return ""
+
+    def asked(self) -> str:
+        """What to type instead of text that is no number: the range and an example in this field's terms."""
+        kind = "a whole number" if self.whole else "a number"
+        where = self.span().removeprefix("any whole number ").removeprefix("any number ")
+        example = self.example if self.example is not None else self.low
+        such = f", such as {plain(example)}" if example is not None else ""
+        if self.counts and example is not None and example >= 1e9:
+            scale, letter = (1e12, "T") if example >= 1e12 else (1e9, "B")
+            such += f" or {plain(example / scale)}{letter}"
+        return f"Enter {kind}{' ' + where if where else ''}{such}."
+
+
+def _number_type(annotation: object) -> type | None:
+    """int or float when a field holds a number (also an optional one), else None."""
+    if annotation in (int, float):
+        return annotation
+    numbers = [a for a in get_args(annotation) if a in (int, float)]
+    rest = [a for a in get_args(annotation) if a not in (int, float, type(None))]
+    return numbers[0] if numbers and not rest else None
+
+
+def field_specs(params: type[BaseModel]) -> dict[str, FieldSpec]:
+    """Every number field of a Params model, with its bounds and its default as the example."""
+    return _specs(params)
+
+
+@cache
+def _specs(params: Any) -> dict[str, FieldSpec]:
+    specs = {}
+    for name, info in params.model_fields.items():
+        kind = _number_type(info.annotation)
+        if kind is None or kind is bool:
+            continue
+        bounds: dict[str, float] = {}
+        for item in info.metadata:
+            for key in ("ge", "gt", "le", "lt"):
+                value = getattr(item, key, None)
+                if isinstance(value, int | float):
+                    bounds[key] = value
+        default = info.default if isinstance(info.default, int | float) and not isinstance(info.default, bool) else None
+        specs[name] = FieldSpec(whole=kind is int, low=bounds.get("ge", bounds.get("gt")),
+                                high=bounds.get("le", bounds.get("lt")), example=default,
+                                counts=counts_things(name), above="ge" not in bounds and "gt" in bounds)  # fmt: skip
+    return specs
+
+
+def read_typed(params: type[BaseModel], values: Mapping[str, object]) -> dict[str, object]:
+    """Number fields' text read as people type it ("1e6" GPUs, "70B" parameters): a whole number for a whole
+    field, a number past the largest float as the largest (so it meets the range check, not a parse error).
+    Text that is no number stays as it is, for the number check to refuse with the field's range."""
+    specs = field_specs(params)
+    out = dict(values)
+    for name, value in values.items():
+        spec = specs.get(name)
+        if spec is None or not isinstance(value, str):
+            continue
+        read = read_number(value, magnitudes=spec.counts)
+        if read is None or math.isnan(read):
+            continue
+        if math.isinf(read):
+            read = math.copysign(sys.float_info.max, read)
+        out[name] = int(read) if spec.whole and read.is_integer() else read
+    return out
 
 
 def parse_params(widget: Widget[P, R], *layers: Mapping[str, object]) -> P:
@@ -114,7 +214,7 @@ def parse_params(widget: Widget[P, R], *layers: Mapping[str, object]) -> P:
     for layer in layers:
         merged.update({k: v for k, v in layer.items() if k in fields and v != ""})
     try:
-        return widget.params.model_validate(merged)
+        return widget.params.model_validate(read_typed(widget.params, merged))
     except ValidationError as exc:
         raise ParamErrors(field_errors(widget, exc, layers[-1] if layers else {})) from exc
 
@@ -127,7 +227,8 @@ def field_errors(widget: AnyWidget, exc: ValidationError, typed: Mapping[str, ob
     errors: dict[str, str] = {}
     for e in exc.errors():
         key = str(e["loc"][0]) if e["loc"] else ""
-        message = readable(dict(e))  # an engine rule's message ("training needs ...") opens a sentence beside a field
+        # an engine rule's message ("training needs ...") opens a sentence beside a field
+        message = readable(dict(e), field_specs(widget.params).get(key))
         errors.setdefault(key if key in fields else fallback, message[:1].upper() + message[1:])
     return errors
 

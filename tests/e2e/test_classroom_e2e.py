@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.e2e.conftest import Server, Watched, axe_violations, screenshot, watch
+from tests.e2e.test_flagship_a_e2e import commit_guess
 
 pytestmark = pytest.mark.e2e
 LESSON = "/lessons/what-ai-workloads-need"
@@ -62,6 +63,7 @@ def test_the_instructor_sees_a_learner_join_move_and_answer_live_then_brings_the
     with s.expect_request(lambda r: r.url.endswith("/class-activity") and r.method == "POST"):
         s.locator("#w1-parameters").fill("70e9")  # a widget move counts as activity
 
+    commit_guess(s.locator('[data-widget="plan"]'), "30")  # step 1 is done once its guess is in (issue 27, W8)
     for _ in range(2):  # Done, next: steps 1 and 2
         s.get_by_role("button", name=re.compile("Done, next")).click()
     expect(s).to_have_url(re.compile(LESSON + "/3$"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -131,7 +132,7 @@ def test_markdown_export_keeps_empty_fields_empty_and_says_how_numbers_were_meas
     md = r.text
     assert ("## Input source and size\n\nphotos on the share\n\n"
             "- photos: 1,281,167 (to measure); measured: counted on the share") in md
-    assert f"- parameters: {markdown_text('25.6 M')} (known)" in md
+    assert "- parameters: 25.6 M (known)" in md  # no stray backslash before a number (U2)
     assert "## Preparation\n\n_(empty)_" in md
 
 
@@ -160,7 +161,11 @@ def test_pasted_terminal_json_is_attached_and_exported(client: TestClient) -> No
     [
         ("", "Paste the JSON"),
         ("writing the 64 MB data file: 100 %", "This is not JSON"),
-        (json.dumps({"source": "terminal"}), "This is not a profiling result"),
+        (json.dumps({"source": "terminal"}), "This is not a whole profiling result: “size_bytes”, “values”, "
+                                             "“repeat” and more are missing. Paste everything “gpu-classroom "
+                                             "profile --json” printed, from the first { to the last }."),
+        (json.dumps({"a": 1}), "This is not a whole profiling result: “source”, “size_bytes”"),
+        ("{", "This is not JSON. Paste everything “gpu-classroom profile --json” printed"),
         (json.dumps(report(seconds=-1)), "positive number of seconds"),
     ],
 )
@@ -170,7 +175,10 @@ def test_pasted_text_that_is_not_a_profile_gets_its_message_beside_the_box(
     r = client.post("/companion/sheet/profiles", data={"csrf_token": csrf(client), "source": "terminal",
                     "report": text}, headers=HX)  # fmt: skip
     assert r.status_code == 422
-    assert re.search(rf'id="paste-report-error" hx-swap-oob="true">[^<]*{re.escape(message)}', r.text)
+    assert re.search(rf'id="paste-report-error" hx-swap-oob="true">[^<]*{re.escape(html.escape(message, quote=False))}',
+                     r.text)
+    said = re.search(r'id="paste-report-error" hx-swap-oob="true">([^<]*)<', r.text).group(1)  # type: ignore[union-attr]
+    assert "Field required" not in said and "`" not in said  # words a learner can act on, no raw Markdown
     assert "No timings attached yet" in r.text
 
 
@@ -254,3 +262,25 @@ def test_learner_text_in_the_markdown_export_is_text_not_markup(client: TestClie
                for h in headings), headings
     assert "\n===" not in md and "\n- item" not in md and "\n1. first" not in md
     assert "&lt;script&gt;alert\\(1\\)&lt;/script&gt;" in md  # still readable as what was typed
+
+
+@pytest.mark.parametrize("typed", ["1.2 M", "25.6 M", "3.14", "1,281,167", "2. second", "12) x", "1.", "- item",
+                                   "-5", "> quote", "+1", "# h", "a_b_c", "x\n2. y", "[v](javascript:v)", "100%"])
+def test_a_value_in_the_markdown_export_reads_as_typed_in_a_markdown_viewer(typed: str) -> None:
+    """What a CommonMark viewer shows of an exported value is exactly what the learner typed: no stray
+    backslash ("\\1.2 M", U2), no list, heading or link made of it."""
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").render(f"- images: {markdown_text(typed)} (known)")
+    assert rendered.startswith("<ul>\n<li>") and rendered.count("<li>") == 1, rendered
+    shown = html.unescape(re.sub(r"<[^>]*>", "", rendered)).strip()
+    assert shown == f"images: {typed} (known)", (typed, rendered)
+
+
+def test_the_terminal_route_says_where_the_command_comes_from(lessons_client: TestClient) -> None:
+    """U4: a learner reading online is told how to get `gpu-classroom` (and that the browser run needs nothing),
+    not sent to an unnamed "repository"."""
+    page = lessons_client.get("/lessons/understanding-the-work/6").text
+    text = " ".join(html.unescape(re.sub(r"<[^>]*>", " ", page)).split())
+    assert "ask whoever runs this server" in text and "pipx install ." in text
+    assert "GPU Classroom repository" not in text and "browser run above: it needs nothing installed" in text

@@ -110,9 +110,11 @@ def test_finishing_the_last_step_lands_on_a_completion_page(room: Room) -> None:
     press_on(ada, 1)
     press_on(ada, 2)
     assert press_on(ada, 3) == f"/lessons/{SLUG}/complete"
-    page = ada.open(f"/lessons/{SLUG}/complete")
-    assert "You finished Skip practice" in page and "2 of 3 steps done." in page
-    assert re.search(r'data-state="skipped">Skipped, not yet mastered: <a href="/lessons/skip/2">The drill', page)
+    page = ada.open(f"/lessons/{SLUG}/complete")  # the drill was skipped: the lesson is not finished (X1)
+    assert "You finished" not in page and "Not finished yet: Skip practice" in page and "2 of 3 steps done." in page
+    assert re.search(r'data-step="2" data-state="left"><a href="/lessons/skip/2">Step 2: The drill</a> '
+                     r'\(drill not mastered yet\)', page)
+    assert re.search(r'data-state="skipped">Not yet mastered: <a href="/lessons/skip/2">The drill', page)
     assert "Continue at step" not in page
 
 
@@ -127,16 +129,14 @@ def test_the_flagship_completion_page_links_the_cheat_sheet_and_the_companion_le
     assert 'data-step="7" data-state="skipped"' in page.text  # no drill mastered yet
 
 
-def test_a_learner_who_finished_sees_so_on_the_overview_with_the_completion_page_not_continue(room: Room) -> None:
+def test_a_learner_who_pressed_on_to_the_end_past_a_drill_is_told_what_is_left_not_finished(room: Room) -> None:
     ada = room.learner()
     for number in (1, 2, 3):
         press_on(ada, number)
     overview = ada.open(f"/lessons/{SLUG}")
-    assert "You finished this lesson" in overview and "Continue at step" not in overview
-    assert f'href="/lessons/{SLUG}/complete">Your completion page</a>' in overview
-    assert f'href="/lessons/{SLUG}/1">Review from step 1</a>' in overview
-    ada.open(f"/lessons/{SLUG}/2")  # looking back at a step keeps the lesson finished
-    assert "You finished this lesson" in ada.open(f"/lessons/{SLUG}")
+    assert "You finished" not in overview and "1 of 3 steps are not done yet" in overview
+    assert f'href="/lessons/{SLUG}/2">Go to step 2, the first not done</a>' in overview
+    assert f'href="/lessons/{SLUG}/complete">What is left</a>' in overview
 
 
 def test_a_learner_part_way_through_is_offered_to_continue(room: Room) -> None:

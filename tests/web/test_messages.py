@@ -12,17 +12,18 @@ HX = {"HX-Request": "true"}
 def test_a_large_bound_is_written_with_thousands_separators(client: TestClient) -> None:
     r = client.get("/widgets/weight-storage?parameters=70&bits=16", headers=HX)
     assert r.status_code == 422
-    assert "Must be at least 1,000,000." in r.text
+    assert "Must be at least 1,000,000 (any number from 1,000,000 to 10,000,000,000,000)." in r.text
     assert "e+06" not in r.text
 
 
 def test_a_bound_of_zero_reads_0_not_0_point_0(client: TestClient) -> None:
     r = client.get("/widgets/five-questions?deadline_days=0", headers=HX)
     assert r.status_code == 422
-    assert re.search(r'id="w1-deadline_days-error" hx-swap-oob="true">Must be at least 0\.1\.<', r.text)
+    assert re.search(r'id="w1-deadline_days-error" hx-swap-oob="true">Must be at least 0\.1 \(any number from 0\.1 to '
+                     r'3,650\)\.<', r.text)
     r = client.get("/widgets/own-vs-rent?utilisation=-1", headers=HX)
     assert r.status_code == 422
-    assert "Must be at least 0." in r.text and "0.0." not in r.text
+    assert "Must be at least 0 (any number from 0 to 1)." in r.text and "least 0.0" not in r.text
 
 
 def test_one_minute_left_is_singular(client: TestClient) -> None:

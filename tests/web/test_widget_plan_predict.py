@@ -84,7 +84,7 @@ def test_with_htmx_the_widget_opens_in_place_and_the_panel_follows(lessons_clien
 def test_a_guess_that_is_not_a_number_is_refused_beside_the_field(lessons_client: TestClient) -> None:
     r = guess(lessons_client, 1, 2, "lots", htmx=True)
     assert r.status_code == 422
-    assert re.search(r'id="w2-guess-error">Enter a number, such as 19 or 19.5.</p>', r.text)
+    assert re.search(r'id="w2-guess-error">Enter a number, such as 19 or 19.5 GB.</p>', r.text)
     assert 'value="lots"' in r.text
     page = guess(lessons_client, 1, 2, "-3")
     assert page.status_code == 422 and "Enter a number above zero." in page.text
