@@ -139,6 +139,8 @@
   const mergeShare = (address, url, wid) => {
     const here = new URL(address, location.href);
     const next = new URL(url, location.href);
+    // a slide in presenting mode (/lessons/x/3/present) keeps its address: the widget's keys go on it (issue 27, I2)
+    if (here.pathname === next.pathname + "/present") next.pathname = here.pathname;
     if (next.pathname !== here.pathname || !/^w[0-9]+$/.test(wid)) return next.pathname + next.search;
     const own = (key) => key.startsWith(wid + ".");
     const form = document.querySelector(`#${wid} form[data-widget-form]`);
@@ -339,7 +341,20 @@
   const markOverflow = (root) => {
     if (!root || !root.querySelectorAll) return;
     root.querySelectorAll("table.data").forEach((table) => {
-      table.toggleAttribute("data-overflows", table.scrollWidth > table.clientWidth + 1);
+      const over = table.scrollWidth > table.clientWidth + 1;
+      table.toggleAttribute("data-overflows", over);
+      if (over) table.tabIndex = 0;  // the keyboard scrolls it too; its caption names it
+      else table.removeAttribute("tabindex");
+    });
+    // On a phone each chart is drawn at its own size (1 SVG unit = 1 CSS px, so 12-unit labels read at 12 px,
+    // issue 27, W39) and scrolls sideways; app.css's 32rem is the floor without JavaScript.
+    const phone = window.matchMedia("(max-width: 30rem)").matches;
+    root.querySelectorAll(".chart svg[viewBox]").forEach((svg) => {
+      const box = svg.viewBox.baseVal;
+      svg.style.minWidth = phone && box && box.width ? `${box.width}px` : "";
+    });
+    root.querySelectorAll("figure.chart:not([tabindex])").forEach((figure) => {
+      if (figure.scrollWidth > figure.clientWidth + 1) figure.tabIndex = 0;  // scrolled by keyboard too
     });
     root.querySelectorAll("[data-scroll-region]").forEach(markMoreBelow);
   };
