@@ -228,7 +228,8 @@ _TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
 
 class TermLinker:
     """Marks the first use of each of its terms in a piece of rendered HTML (a widget's output) as render_marker
-    does for `[[term]]` in prose. One compiled pattern for all its terms, so a widget update costs one pass."""
+    does for `[[term]]` in prose: in running text, not in controls, links, headings, SVG or a figure's element
+    (data-value). One compiled pattern for all its terms, so a widget update costs one pass over its HTML."""
 
     def __init__(self, terms: Sequence[Term]) -> None:
         self.by_name: dict[str, Term] = {}
@@ -293,4 +294,6 @@ def _track(tag: str, stack: list[tuple[str, bool]]) -> None:
         return
     if name in _VOID or tag.endswith("/>"):
         return
-    stack.append((name, name not in _NO_TERMS and 'class="term' not in tag and " hidden" not in tag))
+    # a figure's element (data-value) stays the bare figure that scripts and tests read; a hidden one is not read
+    ok = name not in _NO_TERMS and 'class="term' not in tag and " hidden" not in tag and "data-value=" not in tag
+    stack.append((name, ok))

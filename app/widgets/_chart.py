@@ -137,8 +137,10 @@ class Plot:
             bottom=self.bottom,
             x_label=x_label,
             y_label=y_label,
-            x_ticks=[Tick(pos=self.x(v), label=x_fmt(v)) for v in distinct_ticks(self.x_min, self.x_max, x_fmt, x_count)],
-            y_ticks=[Tick(pos=self.y(v), label=y_fmt(v)) for v in distinct_ticks(self.y_min, self.y_max, y_fmt, y_count)],
+            x_ticks=[Tick(pos=self.x(v), label=x_fmt(v))
+                     for v in distinct_ticks(self.x_min, self.x_max, x_fmt, x_count)],
+            y_ticks=[Tick(pos=self.y(v), label=y_fmt(v))
+                     for v in distinct_ticks(self.y_min, self.y_max, y_fmt, y_count)],
         )
 
 

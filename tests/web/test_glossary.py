@@ -54,8 +54,9 @@ def test_every_step_link_names_its_lesson_since_each_lesson_has_a_step_3(lessons
     assert inline and inline.group(1) == "What is GPU infrastructure? · step 14: Quantization support"
 
 
-# What a learner reads in a widget as prose: controls, links, headings and charts are left out (a term there is not
-# marked, as in app.lessons.glossary.TermLinker), and a marked term becomes a token naming its glossary entry.
+# What a learner reads in a widget as prose: controls, links, headings, charts and the bare figures (data-value) are
+# left out (a term there is not marked, as in app.lessons.glossary.TermLinker), and a marked term becomes a token
+# naming its glossary entry.
 _NOT_READ = re.compile(r"<(svg|a|button|label|select|textarea|h[1-6]|output|noscript|script|style|summary)\b.*?</\1>",
                        re.S)
 _MARKED = re.compile(r'<span class="term"><a class="term-name" href="/glossary#([a-z0-9-]+)"[^>]*>[^<]*</a>'
@@ -65,6 +66,7 @@ _MARKED = re.compile(r'<span class="term"><a class="term-name" href="/glossary#(
 def _reading_text(markup: str) -> str:
     text = _MARKED.sub(lambda m: f" ⟦{m.group(1)}⟧ ", markup)
     text = re.sub(r"<(\w+)[^>]*\shidden[\s>][^<]*(?:<input[^>]*>[^<]*)*</\1>", " ", text)
+    text = re.sub(r"<(\w+)[^>]*\sdata-value=.*?</\1>", " ", text, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", " ", _NOT_READ.sub(" ", text)))
 
 
@@ -72,9 +74,8 @@ def _widget_outputs(client: TestClient, slug: str, number: int) -> list[tuple[st
     """Each widget of the step as the page shows it and as an htmx update answers it (its result even while a
     guess-first widget waits for the guess), at the lesson's inputs."""
     page = client.get(f"/lessons/{slug}/{number}").text
-    out = [(f"step {number}, {m.group(2)}", m.group(0))
-           for m in re.finditer(r'<section class="widget[^"]*" id="(w\d+)".*?data-widget="([a-z-]+)".*?</section>', page,
-                                re.S)]
+    section = re.compile(r'<section class="widget[^"]*" id="(w\d+)".*?data-widget="([a-z-]+)".*?</section>', re.S)
+    out = [(f"step {number}, {m.group(2)}", m.group(0)) for m in section.finditer(page)]
     for wid, name in re.findall(r'<section class="widget[^"]*" id="w(\d+)"[^>]*data-widget="([a-z-]+)"', page):
         update = client.get(f"/widgets/{name}?w={wid}&lesson={slug}&step={number}", headers={"HX-Request": "true"})
         out.append((f"step {number}, {name} update", update.text.split('<aside id="dgx-panel"')[0]))  # less the panel
