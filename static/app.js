@@ -139,6 +139,8 @@
   const mergeShare = (address, url, wid) => {
     const here = new URL(address, location.href);
     const next = new URL(url, location.href);
+    // a slide in presenting mode (/lessons/x/3/present) keeps its address: the widget's keys go on it (issue 27, I2)
+    if (here.pathname === next.pathname + "/present") next.pathname = here.pathname;
     if (next.pathname !== here.pathname || !/^w[0-9]+$/.test(wid)) return next.pathname + next.search;
     const own = (key) => key.startsWith(wid + ".");
     const form = document.querySelector(`#${wid} form[data-widget-form]`);
@@ -177,54 +179,26 @@
     update.path = mergeShare(flushShared(), update.path, target.id);
   });
 
-  // History of widget states (issue 13, item 7): one entry per pause in changing a widget, so Back steps back
-  // through the states the learner stopped at (a fix link, which htmx pushes, is one more such entry), and going
-  // back to an entry of another state reloads it: the address holds the whole state, the server renders it.
+  // The address of widget states (issue 27, W36): the address bar follows the widget's state after each pause, so a
+  // copied link or a reload shows what is on screen, but by replacing the step's history entry, never adding one:
+  // Back leaves the step, as a learner expects, instead of undoing edits one by one (a fix link too: htmx is told
+  // to replace). Going back to the step from the next page reloads it at the address, which holds the whole state.
   const WIDGET_PAUSE = 400;  // ms without an answer: a pause in typing or dragging (a live run polls every 500)
-  // Each entry knows its place (gcIdx), so a popstate can tell Back from Forward.
-  const place = (state) => (state && typeof state.gcIdx === "number" ? state.gcIdx : 0);
   let rendered = location.pathname + location.search;
-  let shown = current();  // the address of the entry the page shows
-  let shownPlace = place(history.state);
   function recordWidgetState(address) {
     if (address === current()) return;
-    shownPlace += 1;
-    history.pushState({ gcWidgets: true, gcIdx: shownPlace }, "", address);
+    history.replaceState({ ...(history.state || {}), gcWidgets: true }, "", address);
     rendered = location.pathname + location.search;
-    shown = current();
   }
-  document.addEventListener("htmx:pushedIntoHistory", () => {  // a fix link: htmx pushed it; number it too
-    shownPlace += 1;
-    history.replaceState({ ...(history.state || {}), gcIdx: shownPlace }, "");
-    rendered = location.pathname + location.search;
-    shown = current();
+  document.addEventListener("htmx:beforeHistoryUpdate", (event) => {
+    const update = event.detail.history;
+    const target = event.detail.target;
+    if (update && target && /^w[0-9]+$/.test(target.id)) update.type = "replace";
   });
-  // Back pressed during a pause, before the latest state was recorded (issue 13, item 7: never lose typing): go
-  // forward to the entry the page showed, record the latest state after it, and come back to that entry, so
-  // Back lands on the state before the typing and Forward returns to what was typed.
-  let mending = null;
+  document.addEventListener("htmx:replacedInHistory", () => { rendered = location.pathname + location.search; });
+  // Leaving inside a pause: record the latest answer first, so coming back shows what was typed.
+  window.addEventListener("pagehide", () => { if (shared.size) flushShared(); });
   window.addEventListener("popstate", (event) => {
-    if (mending && mending.step === "forward") {
-      mending.step = "back";
-      shownPlace = place(history.state) + 1;
-      history.pushState({ gcWidgets: true, gcIdx: shownPlace }, "", mending.latest);
-      rendered = location.pathname + location.search;
-      history.back();
-      return;
-    }
-    if (mending) {
-      mending = null;
-    } else if (shared.size && place(event.state) < shownPlace) {
-      clearTimeout(shareTimer);
-      let latest = shown;
-      shared.forEach((url, wid) => { latest = mergeShare(latest, url, wid); });
-      shared.clear();
-      mending = { latest, step: "forward" };
-      history.forward();
-      return;
-    }
-    shownPlace = place(history.state);
-    shown = current();
     if (event.state && event.state.htmx) return;  // htmx restores (reloads) its own entries
     if (location.pathname + location.search !== rendered) location.reload();
   });
@@ -360,6 +334,40 @@
     const button = term && term.querySelector("button.term-name[aria-expanded='true']");
     if (button) { setTerm(button, false); button.focus(); }
   });
+
+  // Cues for content cut at an edge (issue 27, W38, I1): a table wider than the screen says it scrolls sideways,
+  // and a presenting-mode column taller than the slide says there is more below until it is scrolled to its end.
+  // Marked here, drawn by app.css; checked on load, after each swap, on resize and as a column scrolls.
+  const markOverflow = (root) => {
+    if (!root || !root.querySelectorAll) return;
+    root.querySelectorAll("table.data").forEach((table) => {
+      const over = table.scrollWidth > table.clientWidth + 1;
+      table.toggleAttribute("data-overflows", over);
+      if (over) table.tabIndex = 0;  // the keyboard scrolls it too; its caption names it
+      else table.removeAttribute("tabindex");
+    });
+    // On a phone each chart is drawn at its own size (1 SVG unit = 1 CSS px, so 12-unit labels read at 12 px,
+    // issue 27, W39) and scrolls sideways; app.css's 32rem is the floor without JavaScript.
+    const phone = window.matchMedia("(max-width: 30rem)").matches;
+    root.querySelectorAll(".chart svg[viewBox]").forEach((svg) => {
+      const box = svg.viewBox.baseVal;
+      svg.style.minWidth = phone && box && box.width ? `${box.width}px` : "";
+    });
+    root.querySelectorAll("figure.chart:not([tabindex])").forEach((figure) => {
+      if (figure.scrollWidth > figure.clientWidth + 1) figure.tabIndex = 0;  // scrolled by keyboard too
+    });
+    root.querySelectorAll("[data-scroll-region]").forEach(markMoreBelow);
+  };
+  const markMoreBelow = (region) => {
+    region.toggleAttribute("data-more-below", region.scrollTop + region.clientHeight < region.scrollHeight - 4);
+  };
+  document.addEventListener("DOMContentLoaded", () => markOverflow(document));
+  document.addEventListener("htmx:afterSettle", () => markOverflow(document));
+  window.addEventListener("resize", () => markOverflow(document));
+  document.addEventListener("scroll", (event) => {
+    const region = event.target;
+    if (region && region.matches && region.matches("[data-scroll-region]")) markMoreBelow(region);
+  }, true);
 
   // A Print button (the cheat sheet): shown only where JS can print, so a page without JS has no dead button.
   const armPrint = (root) => {

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from app.lessons.model import Problem
 
@@ -78,6 +78,16 @@ class Glossary(BaseModel):
     """Every term of the lesson roots, in the order written."""
 
     terms: list[Term] = Field(default_factory=list)
+    _linkers: dict[frozenset[str], TermLinker] = PrivateAttr(default_factory=dict)
+
+    def linker(self, lesson: str, step: int, order: Mapping[str, int]) -> TermLinker:
+        """Links the terms a learner on `lesson`'s step `step` has not been taught yet (`order`: each lesson's place
+        on the home page; a term of a later lesson counts as not yet taught), built once per set of terms."""
+        names = frozenset(t.term for t in self.terms if taught_later(t, lesson, step, order))
+        found = self._linkers.get(names)
+        if found is None:
+            found = self._linkers[names] = TermLinker([t for t in self.terms if t.term in names])
+        return found
 
     def find(self, name: str) -> Term | None:
         """The term a marker names: its term or an alias, any case, or their plural."""
@@ -199,3 +209,91 @@ def render_marker(term: Term | None, shown: str, uid: str) -> str:
         f'<span class="term-def" id="{uid}" role="note" hidden><dfn>{html.escape(term.term)}</dfn>: '
         f'{html.escape(term.definition)} <a href="{term.step_url}">{html.escape(term.step_label)}</a></span></span>'
     )
+
+
+def taught_later(term: Term, lesson: str, step: int, order: Mapping[str, int]) -> bool:
+    """The term is taught after step `step` of `lesson`: later in the same lesson, or in a lesson that comes later."""
+    if term.lesson == lesson:
+        return step < term.step
+    return term.lesson in order and lesson in order and order[lesson] < order[term.lesson]
+
+
+# Inside these a term is not linked: it is a control or a link already, or markup where a button cannot go.
+_NO_TERMS = frozenset({"a", "button", "label", "option", "select", "textarea", "script", "style", "svg", "title",
+                       "h1", "h2", "h3", "h4", "h5", "h6", "dfn", "code", "pre", "output", "summary", "noscript"})
+_VOID = frozenset({"input", "br", "hr", "img", "meta", "link", "source", "wbr", "col", "area", "base", "track"})
+_TAG = re.compile(r"(<[^>]*>)")
+_TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
+
+
+class TermLinker:
+    """Marks the first use of each of its terms in a piece of rendered HTML (a widget's output) as render_marker
+    does for `[[term]]` in prose: in running text, not in controls, links, headings, SVG or a figure's element
+    (data-value). One compiled pattern for all its terms, so a widget update costs one pass over its HTML."""
+
+    def __init__(self, terms: Sequence[Term]) -> None:
+        self.by_name: dict[str, Term] = {}
+        for term in terms:
+            for name in term.names():
+                self.by_name[name.lower() if name == name.lower() else name] = term
+        lower = [re.escape(n) for n in self.by_name if n == n.lower()]
+        exact = [re.escape(n) for n in self.by_name if n != n.lower()]
+        parts = [r"(?i:" + "|".join(sorted(lower, key=len, reverse=True)) + r")"] if lower else []
+        parts += ["|".join(sorted(exact, key=len, reverse=True))] if exact else []
+        self.pattern = re.compile(r"(?<![\w/-])(?:" + "|".join(parts) + r")(?:s|es)?(?![\w/-])") if parts else None
+
+    def term_of(self, word: str) -> Term | None:
+        """The term a matched word names: its exact spelling first (FLOPs and FLOPS differ by case), then any case,
+        each also without a plural ending."""
+        stems = [word, word.removesuffix("s"), word.removesuffix("es")]
+        for key in [*stems, *(s.lower() for s in stems)]:
+            if key in self.by_name:
+                return self.by_name[key]
+        return None
+
+    def link(self, markup: str, prefix: str) -> str:
+        """`markup` with the first use of each term outside controls, links, headings and SVG marked; the
+        definitions get ids `{prefix}-{n}`, unique on a page when the prefix is."""
+        if self.pattern is None:
+            return markup
+        done: set[str] = set()
+        stack: list[tuple[str, bool]] = []  # open elements, and whether a term may be marked inside each
+        out: list[str] = []
+        for piece in _TAG.split(markup):
+            if piece.startswith("<"):
+                _track(piece, stack)
+            elif piece and not any(not ok for _, ok in stack) and len(done) < len(self.by_name):
+                piece = self._link_text(piece, done, prefix)
+            out.append(piece)
+        return "".join(out)
+
+    def _link_text(self, text: str, done: set[str], prefix: str) -> str:
+        assert self.pattern is not None
+
+        def mark(match: re.Match[str]) -> str:
+            term = self.term_of(match.group(0))
+            if term is None or term.term in done:
+                return match.group(0)
+            done.add(term.term)
+            return render_marker(term, html.unescape(match.group(0)), f"{prefix}-{len(done)}")
+
+        return self.pattern.sub(mark, text)
+
+
+def _track(tag: str, stack: list[tuple[str, bool]]) -> None:
+    """Follow one tag: push an opened element (with whether terms may be marked in it), pop a closed one."""
+    found = _TAG_NAME.match(tag)
+    if found is None:
+        return  # a comment or doctype
+    name = found.group(1).lower()
+    if tag.startswith("</"):
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == name:
+                del stack[i:]
+                break
+        return
+    if name in _VOID or tag.endswith("/>"):
+        return
+    # a figure's element (data-value) stays the bare figure that scripts and tests read; a hidden one is not read
+    ok = name not in _NO_TERMS and 'class="term' not in tag and " hidden" not in tag and "data-value=" not in tag
+    stack.append((name, ok))

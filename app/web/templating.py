@@ -6,11 +6,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2.runtime import Context
 from jinja2_fragments import render_block, render_blocks
 from markupsafe import Markup
 
 from app.engine.text import FILTERS
+from app.lessons.glossary import Glossary
 from app.pages.contexts import PanelUpdate, PanelView
 from app.pages.views import PageContext
 from app.web.static import StaticUrls
@@ -55,6 +57,26 @@ def grid_cells(states: list[str]) -> Markup:
     return Markup("".join(GRID_CELLS[state] for state in states))
 
 
+def link_terms(markup: str, state: Any, lesson: str, step: int, prefix: str) -> Markup:
+    """A widget's HTML with the first use of each term its step has not taught yet marked as in prose (issue 27,
+    W2): `state` is the app's state (its glossary and lessons). Per widget, not per step: an update swaps one widget
+    alone, so what it explains must not depend on another widget's inputs. Outside a lesson nothing is marked."""
+    glossary: Glossary | None = getattr(state, "glossary", None)
+    if not lesson or glossary is None:
+        return Markup(markup)
+    lessons = sorted(getattr(state, "lessons", []), key=lambda le: (le.order, le.title))
+    order = {le.slug: i for i, le in enumerate(lessons)}
+    return Markup(glossary.linker(lesson, step, order).link(str(markup), f"{prefix}-def"))
+
+
+@pass_context
+def widget_terms(context: Context, markup: str, w: Any) -> Markup:
+    """The `widget_terms(w)` filter around a widget included in a page (templates/step.html, present.html)."""
+    request = context.get("request")
+    state = getattr(getattr(request, "app", None), "state", None)
+    return link_terms(markup, state, w.lesson, w.step, w.wid)
+
+
 class Templates:
     """Renders whole templates or named blocks of them (one template per page or widget)."""
 
@@ -69,6 +91,7 @@ class Templates:
         self.env.filters.update(FILTERS)
         self.env.filters["md"] = md
         self.env.filters["grid_cells"] = grid_cells
+        self.env.filters["widget_terms"] = widget_terms
         self.env.globals["static_url"] = StaticUrls(static)
         self.env.globals["oob"] = False
         self.env.globals["panel_html"] = self.panel

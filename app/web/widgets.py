@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse
 from app.pages.widgets import widget_page, widget_update
 from app.web.deps import Lessons, Tpl, is_htmx
 from app.web.responses import vary_html
+from app.web.templating import link_terms
 
 router = APIRouter()
 
@@ -24,6 +25,7 @@ async def widget(request: Request, name: str, tpl: Tpl, lessons: Lessons) -> HTM
         return vary_html(tpl.page("widget_page.html", request=request, page=page), page.status)
     update = widget_update(lessons, name, request.query_params, request.query_params.get("panel_key"))
     body = tpl.blocks(update.w.template, ["result", "errors"], w=update.w, oob=True)
+    body = str(link_terms(body, request.app.state, update.w.lesson, update.w.step, update.w.wid))
     if update.panel is not None:
         body += str(tpl.panel(update.panel, oob=True))  # str: a str plus Markup would escape the str
     return vary_html(body, update.status, {"X-Share-Url": update.share_url} if update.share_url else {})

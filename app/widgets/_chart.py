@@ -137,6 +137,19 @@ class Plot:
             bottom=self.bottom,
             x_label=x_label,
             y_label=y_label,
-            x_ticks=[Tick(pos=self.x(v), label=x_fmt(v)) for v in ticks(self.x_min, self.x_max, x_count)],
-            y_ticks=[Tick(pos=self.y(v), label=y_fmt(v)) for v in ticks(self.y_min, self.y_max, y_count)],
+            x_ticks=[Tick(pos=self.x(v), label=x_fmt(v))
+                     for v in distinct_ticks(self.x_min, self.x_max, x_fmt, x_count)],
+            y_ticks=[Tick(pos=self.y(v), label=y_fmt(v))
+                     for v in distinct_ticks(self.y_min, self.y_max, y_fmt, y_count)],
         )
+
+
+def distinct_ticks(lo: float, hi: float, fmt: Callable[[float], str], count: int) -> list[float]:
+    """Round ticks whose labels all differ as formatted: fewer, wider-spaced ticks until no two read the same (a
+    count of requests from 0 to 1 is labelled 0 and 1, never "1, 0, 0" from a 0.5 rounded by its formatter)."""
+    for n in range(max(count, 1), 0, -1):
+        values = ticks(lo, hi, n)
+        labels = [fmt(v) for v in values]
+        if len(set(labels)) == len(labels):
+            return values
+    return [lo]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import AXE, Server, axe_violations, watch
 
-STEP = "/lessons/what-ai-workloads-need/8"  # marks PCIe, prefill and decode before the steps that teach them
+STEP = "/lessons/what-ai-workloads-need/8"  # uses PCIe, prefill and decode before the steps that teach them
 
 
 def test_a_term_opens_by_keyboard_and_closes_with_escape(browser: Browser, server: Server) -> None:
@@ -16,7 +17,9 @@ def test_a_term_opens_by_keyboard_and_closes_with_escape(browser: Browser, serve
     try:
         w = watch(ctx.new_page(), server.url)
         w.page.goto(server.url + STEP)
-        term = w.page.get_by_role("button", name="decode", exact=True).first
+        # decode is used on step 8 (in the serving run's explanation, "decodes the next token") before step 9
+        # teaches it: its term button is named as the sentence has it
+        term = w.page.get_by_role("button", name=re.compile(r"^decodes?$")).first
         definition = w.page.locator("#" + (term.get_attribute("aria-controls") or "missing"))
         expect(term).to_have_attribute("aria-expanded", "false")
         expect(definition).to_be_hidden()
@@ -66,5 +69,38 @@ def test_without_javascript_a_term_links_to_its_glossary_entry(browser: Browser,
         page.get_by_role("link", name="PCIe", exact=True).first.click()
         expect(page).to_have_url(server.url + "/glossary#term-pcie")
         expect(page.locator("#term-pcie + dd")).to_contain_text("expansion bus")
+    finally:
+        ctx.close()
+
+
+def test_an_opened_term_leaves_its_sentence_whole(browser: Browser, server: Server) -> None:
+    """Issue 27 (W37): the definition opens inside the sentence and the sentence carries on after it on the same
+    line, instead of breaking off into a block and restarting on a new line."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + "/lessons/what-ai-workloads-need/1")
+        term = page.locator(".prose .term").filter(has=page.locator("dfn", has_text=re.compile("^KV cache$"))).first
+        button = term.get_by_role("button")
+        button.focus()
+        page.keyboard.press("Enter")
+        definition = term.locator(".term-def")
+        expect(definition).to_be_visible()
+        place: dict[str, float] = term.evaluate("""(term) => {
+            const def = term.querySelector('.term-def').getClientRects();
+            const last = def[def.length - 1];
+            let node = term.nextSibling;
+            while (node && !(node.textContent || '').trim()) node = node.nextSibling;
+            const range = document.createRange();
+            const text = node.nodeType === 3 ? node : node.firstChild;
+            const at = text.textContent.search(/\\S/);
+            range.setStart(text, at); range.setEnd(text, at + 1);
+            const next = range.getClientRects()[0];
+            const box = term.closest('p, li').getBoundingClientRect();
+            return {defRight: last.right, defMiddle: (last.top + last.bottom) / 2, nextLeft: next.left,
+                    nextTop: next.top, nextBottom: next.bottom, boxLeft: box.left};
+        }""")
+        assert place["nextTop"] <= place["defMiddle"] <= place["nextBottom"], "the sentence restarts on a new line"
+        assert place["nextLeft"] >= place["defRight"] - 1 and place["nextLeft"] > place["boxLeft"] + 20
     finally:
         ctx.close()

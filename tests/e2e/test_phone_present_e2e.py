@@ -3,6 +3,8 @@ scroll it; presenting mode fits 1280×720 and 1920×1080 with its buttons in vie
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -101,3 +103,111 @@ def test_every_slide_fits_the_screen_with_its_buttons_in_view(browser: Browser, 
                 page.screenshot(path=str(SHOTS / "present-slide-8-1280x720.png"))
     ctx.close()
     assert problems == [], "\n".join(problems)
+
+
+# The size in CSS pixels at which each chart label is drawn: its font size in SVG units times the SVG's scale.
+LABEL_SIZES = """() => [...document.querySelectorAll('.chart svg text')].flatMap((t) => {
+  const svg = t.closest('svg'), box = svg.viewBox.baseVal, r = t.getBoundingClientRect();
+  if (!box || !box.width || !r.width || !t.textContent.trim()) return [];
+  const px = parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width / box.width;
+  return [[t.textContent.trim(), Math.round(px * 10) / 10]];
+})"""
+
+
+def commit_guesses(page: Page) -> None:
+    """Answer every guess-first question on the step, so the results (tables, charts) behind them show."""
+    for _ in range(page.locator(".predict").count()):
+        wid = page.locator("[data-widget]").filter(has=page.locator(".predict")).first.get_attribute("id")
+        widget = page.locator(f"#{wid}")
+        widget.get_by_role("textbox").first.fill("20")
+        if widget.get_by_role("radio").count():
+            widget.get_by_role("radio").first.check()
+        widget.get_by_role("button", name="Commit my guess").click()
+        expect(widget.locator(".predict-reveal")).to_be_visible()
+
+
+def test_chart_labels_read_at_12_px_on_a_phone(browser: Browser, server: Server) -> None:
+    """Issue 27 (W39): a chart shrunk to a 390 px screen drew its axis labels at 8 to 10 px; every label of every
+    chart on every flagship step, guesses answered, now reads at 12 CSS px or more (about what a desktop shows)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=2)
+    page = ctx.new_page()
+    small: list[str] = []
+    seen = 0
+    for n in range(1, steps_of(page, server.url, "what-ai-workloads-need") + 1):
+        page.goto(f"{server.url}/lessons/what-ai-workloads-need/{n}")
+        commit_guesses(page)
+        sizes = page.evaluate(LABEL_SIZES)
+        seen += len(sizes)
+        small += [f"step {n}: '{text}' at {px} px" for text, px in sizes if px < 11.9]
+    ctx.close()
+    assert seen > 100 and small == [], "\n".join(small[:20])
+
+
+def test_a_table_wider_than_a_phone_says_it_scrolls_sideways(browser: Browser, server: Server) -> None:
+    """Issue 27 (W38): step 16's roofline table ran off the right edge of a 390 px phone with no cue ("memor /
+    bandwi", its last column unseen). With every guess answered, no step cuts content without focus, a name and a
+    visible hint; the roofline table is one that scrolls, and says so."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=2)
+    page = ctx.new_page()
+    problems: list[str] = []
+    for n in range(1, steps_of(page, server.url, "what-ai-workloads-need") + 1):
+        page.goto(f"{server.url}/lessons/what-ai-workloads-need/{n}")
+        commit_guesses(page)
+        problems += [f"step {n}: {p}" for p in page.evaluate(CUTS)]
+    page.goto(f"{server.url}/lessons/what-ai-workloads-need/16")
+    table = page.locator('[data-widget="roofline"] table.data')
+    assert table.evaluate("(t) => t.scrollWidth > t.clientWidth"), "the roofline table fits: no longer a test of W38"
+    hint = table.evaluate("(t) => getComputedStyle(t, '::before').content")
+    ctx.close()
+    assert "Scroll sideways" in hint
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_slide_column_with_more_below_says_so_until_scrolled_to_its_end(browser: Browser, server: Server) -> None:
+    """Issue 27 (I1): at 1280×720 a slide's widget column clipped its content at the bottom with no cue (slide 4
+    stopped mid-sentence). Every column that holds more than it shows says "More below" at its bottom edge; the
+    cue goes once the column is scrolled to its end."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    page.goto(server.url + PRESENTABLE)
+    total = page.locator("ol.steps > li").count()
+    problems: list[str] = []
+    tall = 0
+    for n in range(1, total + 1):
+        page.goto(f"{server.url}{PRESENTABLE}/{n}/present")
+        regions = page.locator("[data-scroll-region]")
+        for i in range(regions.count()):
+            region = regions.nth(i)
+            if not region.evaluate("(r) => r.scrollHeight > r.clientHeight + 4"):
+                continue
+            tall += 1
+            name = f"slide {n}, {region.get_attribute('aria-label')}"
+            cue = region.evaluate("(r) => r.hasAttribute('data-more-below') && getComputedStyle(r, '::after').content")
+            if not cue or "More below" not in cue:
+                problems.append(f"{name}: more below, no cue")
+            region.evaluate("(r) => { r.scrollTop = r.scrollHeight; }")
+            expect(region).not_to_have_attribute("data-more-below", "")
+    ctx.close()
+    assert tall >= 3, "no slide column is taller than the screen: no longer a test of I1"
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_widget_changed_while_presenting_stays_in_presenting_mode(browser: Browser, server: Server) -> None:
+    """Issue 27 (I2): changing a widget on a slide put the step's address (/3?w1.model=...) in the address bar, so a
+    reload left presenting mode. The slide keeps its address with the widget's inputs; a reload shows the slide with
+    the change, and the arrow keys still turn the slides."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    page.goto(f"{server.url}{PRESENTABLE}/3/present")
+    widget = page.locator('[data-widget="interconnect"]')
+    with page.expect_response(lambda r: "/widgets/interconnect" in r.url):
+        widget.get_by_label("Gradients of").select_option("llama-3.1-70b")
+    expect(page).to_have_url(re.compile(r"/3/present\?.*model=llama-3\.1-70b"))
+    page.reload()
+    expect(page.locator("[data-present]")).to_be_visible()
+    expect(page.locator('[data-widget="interconnect"]').get_by_label("Gradients of")).to_have_value("llama-3.1-70b")
+    page.locator("#slide-title").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#slide")).to_have_attribute("data-step", "4")
+    expect(page).to_have_url(re.compile(r"/4/present$"))
+    ctx.close()
