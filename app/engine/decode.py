@@ -11,6 +11,7 @@ from app.engine.hardware import achieved_bandwidth, get_gpu, peak_flops
 from app.engine.memory import Knobs, kv_cache_bytes, total, weight_bytes
 from app.engine.models import Architecture
 from app.engine.plan import make_plan
+from app.engine.text import plural
 from app.engine.workload import PlanRequest
 
 # GPU generations compared, oldest first.
@@ -267,10 +268,10 @@ def _ridge_verdict(alone: int | None, with_kv: int | None, fits: int | None, con
     most = "not one sequence fits" if fits is None else f"at most {fits:,} sequences fit"
     if with_kv is None:
         return (
-            f"{paper}; reading each sequence's KV cache of {context:,} tokens as well, it never does, whatever the "
-            f"batch: decode stays memory-bound ({most} on one {gpu})."
+            f"{paper}; reading each sequence's KV cache of {plural(context, 'token')} as well, it never does, "
+            f"whatever the batch: decode stays memory-bound ({most} on one {gpu})."
         )
-    kv = f"; reading each sequence's KV cache of {context:,} tokens as well, at {with_kv:,}"
+    kv = f"; reading each sequence's KV cache of {plural(context, 'token')} as well, at {with_kv:,}"
     needed = with_kv
     if fits is None:
         room = f", and not one sequence fits on one {gpu}"

@@ -9,7 +9,7 @@ from app.engine.fixes import fixes
 from app.engine.hardware import GPU, HBM_ACHIEVED_SHARE, peak_flops
 from app.engine.memory import MemoryBreakdown
 from app.engine.models import Architecture
-from app.engine.text import billions, gb, num, pct, sci, seconds, tflops
+from app.engine.text import billions, gb, num, pct, plural, sci, seconds, tflops
 from app.engine.training_state import training_precision, training_state
 from app.engine.workload import PlanRequest
 
@@ -91,7 +91,7 @@ def _kv_sentence(arch: Architecture, req: PlanRequest) -> str:
     )
     return (
         f"The KV cache keeps 2 (K and V) × {arch.layers} layers × {arch.n_kv_heads} KV heads × {value} = "
-        f"{num(per_token)} B a token; × {num(kept)} tokens{window} × {req.batch_size} {seqs} "
+        f"{num(per_token)} B a token; × {plural(kept, 'token')}{window} × {req.batch_size} {seqs} "
         f"= {gb(total)}."
     )
 
@@ -101,8 +101,9 @@ def _context_warnings(arch: Architecture, req: PlanRequest) -> list[str]:
     lines = []
     if req.prompt_tokens + req.output_tokens > req.context_tokens:
         lines.append(
-            f"A request of {num(req.prompt_tokens)} + {num(req.output_tokens)} tokens is longer than the "
-            f"{num(req.context_tokens)} tokens cached per sequence: the cache would need to drop tokens."
+            f"A request of {plural(req.prompt_tokens + req.output_tokens, 'token')} ({num(req.prompt_tokens)} in, "
+            f"{num(req.output_tokens)} out) is longer than the "
+            f"{plural(req.context_tokens, 'token')} cached per sequence: the cache would need to drop tokens."
         )
     if req.context_tokens > arch.context:
         lines.append(f"{arch.name} was trained for {num(arch.context)} tokens of context, fewer than asked.")

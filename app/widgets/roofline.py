@@ -8,7 +8,7 @@ from app.engine.decode import DecodePoint, DecodeRoofline, decode_roofline
 from app.engine.models import get_model
 from app.engine.placement import NodeLoad
 from app.engine.plan import Plan, PlanRequest, make_plan, node_load
-from app.engine.text import flops_rate, gb, num
+from app.engine.text import flops_rate, gb, plural
 from app.engine.workload import Precision
 from app.widgets._fields import MODEL_OPTIONS, PRECISION_OPTIONS, ModelId, PredictKey, check_key
 from app.widgets._plot import LogAxis, Tick
@@ -99,7 +99,7 @@ def _chart(r: DecodeRoofline) -> RooflineChart:
     points = [("weights", "Decode, weights only", r.weights_only)]
     if r.with_kv is not None:
         points.append(
-            ("kv", f"Decode with each sequence's KV cache ({num(r.context_tokens)} tokens)", r.with_kv)
+            ("kv", f"Decode with each sequence's KV cache ({plural(r.context_tokens, 'token')})", r.with_kv)
         )
     return RooflineChart(
         roof=" ".join(f"{xs.pos(a)},{ys.pos(b)}" for a, b in corners),
@@ -165,7 +165,7 @@ def predict(params: Params, view: RooflineView) -> Prediction:
     n = r.batch_at_ridge
     said = f"{n:,} sequences, counting the weights alone" if n else "never, even counting the weights alone"
     if n and r.with_kv is not None and r.batch_at_ridge_with_kv is None:
-        said += (f"; with each sequence's KV cache of {num(r.context_tokens)} tokens read as well, decode never "
+        said += (f"; with each sequence's KV cache of {plural(r.context_tokens, 'token')} read as well, decode never "
                  "reaches it")
     if n and r.max_batch_fits is not None and n > r.max_batch_fits:
         said += f", and at most {r.max_batch_fits:,} sequences' caches fit on one H100"
