@@ -70,7 +70,8 @@ class LearnerReport(BaseModel):
     done: int
     passed: int = Field(default=0, description="Steps the class moved them past, not done: not held against them")
     drills: list[DrillLine] = Field(default_factory=list)
-    finished: bool = Field(default=False, description="The last step is done")
+    finished: bool = Field(default=False,
+                           description="Every step is done (or passed with the class): the lesson is finished")
 
     @property
     def counted_steps(self) -> int:
@@ -127,7 +128,8 @@ async def learner_report(db: Database, klass: Classroom, member: Member) -> Lear
                          joined_at=aware(member.joined_at) or utcnow(), step=member.step, steps=steps,
                          attempts=lines, done=sum(1 for s_ in steps if s_.done_at),
                          passed=sum(1 for s_ in steps if s_.state == "passed"),
-                         drills=_drill_lines(outline, lines, kept), finished=bool(total and steps[-1].done_at))
+                         drills=_drill_lines(outline, lines, kept),
+                         finished=bool(total) and all(s_.done_at or s_.state == "passed" for s_ in steps))
 
 
 def _step_line(s_: StepOutline, row: StepProgress | None, seconds: dict[int, float], passed: set[int],

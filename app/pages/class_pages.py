@@ -207,7 +207,7 @@ class MyClassPage(Page):
     welcome: bool = Field(description="They came back through the join page")
     resume_code: str
     resume_link: str
-    continue_step: int | None = Field(description="Where to go on; None once they finished")
+    continue_step: int | None = Field(description="The first step not done yet; None once every step is")
 
 
 async def my_class_page(db: Database, klass: Classroom, member: Member, secret: str, base: str, welcome: bool
@@ -216,7 +216,8 @@ async def my_class_page(db: Database, klass: Classroom, member: Member, secret: 
     code = classes.resume_code(secret, member)
     return MyClassPage(view=report_view(r), welcome=welcome, resume_code=code,
                        resume_link=resume_link(base, klass, member, code),
-                       continue_step=None if r.finished else (r.step or 1))
+                       continue_step=None if r.finished else next(
+                           (s.number for s in r.steps if not s.done_at and s.state != "passed"), r.step or 1))
 
 
 def resume_link(base: str, klass: Classroom, member: Member, code: str) -> str:

@@ -261,6 +261,11 @@ def test_the_join_page_names_the_class_and_a_finished_learner_is_told_so(room: R
     mine = ada.open(f"/class/{created.code}")
     assert "You finished the lesson" in mine and "Continue at step" not in mine
     assert 'data-state="done"' in mine and 'data-state="current"' not in mine and "2 of 2 steps done" in mine
+    bo = room.learner()
+    bo.joins(created.code, "Bo")
+    bo.finish(2)  # the last step only: not finished, and sent back to the step still to do (learner walk X1)
+    theirs = bo.open(f"/class/{created.code}")
+    assert "You finished the lesson" not in theirs and "Continue at step 1" in theirs
 
 
 def test_the_exports_carry_expected_values_and_the_markdown_report_names_nobody(drill_room: Room) -> None:
