@@ -39,6 +39,7 @@ def test_every_widget_states_the_engines_one_weight_figure(client: TestClient, m
     plan = text(client, f"/widgets/plan?model={model}&precision={precision}&mode=serve&gpus=1")
     assert f"Weights: {gb:,.2f} GB" in plan, (model, precision, gb)
     decode = text(client, f"/widgets/decode-speed?model={model}&precision={precision}")
-    assert f"of the {gb:,.2f} GB of weights" in decode, (model, precision, gb)
+    if "does not fit on one" not in decode:  # a model one GPU cannot hold is refused first, with no read to state
+        assert f"of the {gb:,.2f} GB of weights" in decode or f"all {gb:,.2f} GB stored" in decode, (model, precision)
     slide = text(client, f"/widgets/memory-capacity?model={model}&precision={precision}")
     assert f"Weights {gb:,.1f} GB" in slide, (model, precision, gb)
