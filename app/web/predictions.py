@@ -17,7 +17,7 @@ from app.web.deps import DB, LearnerId, Lessons, Tpl, is_htmx
 from app.web.panel import panel_update, shown_panel
 from app.web.responses import retry_after, vary_html
 from app.web.security import require_csrf
-from app.web.templating import Templates
+from app.web.templating import Templates, link_terms
 
 router = APIRouter()
 
@@ -56,7 +56,8 @@ async def commit_guess(
 
 def _widget(tpl: Templates, request: Request, page: StepPage, view: AnyWidgetView, shown: str | None) -> str:
     """The widget as the step page now shows it, its reveal blocks and the dgx-1 panel out of band."""
-    body = tpl.block(view.template, "widget", w=view, request=request, oob=False)
+    body = str(link_terms(tpl.block(view.template, "widget", w=view, request=request, oob=False), request.app.state,
+                          view.lesson, view.step, view.wid))  # terms marked as in the page and in an update
     for i, block in enumerate(page.step.blocks):
         if block.kind == "reveal":  # the explanation opens with the widget
             body += tpl.render(RevealBlock(block=block, i=i, revealed=page.revealed), blocks=["reveal"])

@@ -209,7 +209,10 @@ def test_the_five_questions_follow_the_model(watched: Watched, server: Server) -
     five.get_by_label("Model").select_option("llama-3.1-70b")
     expect(five.locator('[data-value="fit"]')).to_contain_text("does not fit; it needs 2 GPUs")
     five.get_by_role("link", name="GPUs for memory and for a deadline").click()
-    expect(page).to_have_url(re.compile(r"/6\?w=1&model=llama-3\.1-70b#w1$"))
+    # the link keeps the answer's scenario (learner walk W34): its model, tokens, MFU and GPU count
+    expect(page).to_have_url(re.compile(r"/6\?w=1&model=llama-3\.1-70b&tokens=[^&]+&mfu=0\.4&gpus=\d+#w1$"))
+    gpus = re.search(r"gpus=(\d+)", page.url)
+    assert gpus and widget(page, "cluster-scale").get_by_label(re.compile("GPUs")).first.input_value() == gpus[1]
     watched.assert_clean()
 
 

@@ -62,7 +62,7 @@ def test_a_fix_applied_keeps_the_other_widgets_inputs_in_the_address(watched: Wa
     commit_guess(plan)
     storage.get_by_label("Bits per parameter").select_option("8")
     expect(storage.locator('[data-value="gb"]')).to_have_text("8.03 GB")
-    plan.get_by_label("Model").select_option("llama-3.1-405b")
+    plan.get_by_label("Model", exact=True).select_option("llama-3.1-405b")
     expect(plan.locator(".verdict")).to_contain_text("Does not fit")
     plan.locator('a[data-fix="gpus"]').click()
     expect(plan.locator(".verdict")).to_contain_text("Fits")
@@ -72,7 +72,7 @@ def test_a_fix_applied_keeps_the_other_widgets_inputs_in_the_address(watched: Wa
     page.reload()
     storage, plan = widgets(page)
     expect(storage.get_by_label("Bits per parameter")).to_have_value("8")
-    expect(plan.get_by_label("Model")).to_have_value("llama-3.1-405b")
+    expect(plan.get_by_label("Model", exact=True)).to_have_value("llama-3.1-405b")
     expect(plan.locator(".verdict")).to_contain_text("Fits")
     watched.assert_clean()
 
