@@ -39,10 +39,10 @@ def main() -> None:
     shutil.copytree(LESSON, mine / LESSON.name)
     port = free_port()
     env = {**os.environ, "GPU_CLASSROOM_DATA_DIR": str(tmp / "data"), "GPU_CLASSROOM_LESSONS_DIR": str(empty),
-           "GPU_CLASSROOM_SECRET_KEY": "bench"}  # fmt: skip
+           "GPU_CLASSROOM_SECRET_KEY": "bench"}
     cli = str(Path(sys.executable).with_name("gpu-classroom"))
     proc = subprocess.Popen([cli, "author", str(mine), "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
+                            stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url)
@@ -51,7 +51,7 @@ def main() -> None:
         times = []
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
-                                        else None, args=["--no-sandbox"])  # fmt: skip
+                                        else None, args=["--no-sandbox"])
             page = browser.new_page()
             page.goto(f"{url}/lessons/{LESSON.name}/1")
             page.wait_for_selector("#author-mode")
@@ -59,7 +59,7 @@ def main() -> None:
                 marker = f"Saved sentence number {n}."
                 start = time.perf_counter()
                 step.write_text(original.replace("\n---\n", f"\n---\n\n{marker}\n", 1) if n % 2 == 0 else
-                                original + f"\n{marker}\n")  # fmt: skip
+                                original + f"\n{marker}\n")
                 page.get_by_text(marker).wait_for(state="attached", timeout=10_000)
                 times.append((time.perf_counter() - start) * 1000)
             browser.close()

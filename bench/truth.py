@@ -41,7 +41,7 @@ def details(rows: list[AnchorRow]) -> str:
     out = []
     for r in rows:
         out += [f"{r.id}: {r.job}", f"  source:     {r.source}", f"  hardware:   {r.hardware}",
-                f"  parameters: {r.parameters}"]  # fmt: skip
+                f"  parameters: {r.parameters}"]
         if r.note:
             out.append(f"  note:       {r.note}")
     return "\n".join(out)

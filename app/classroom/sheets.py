@@ -127,7 +127,7 @@ def check_field(field: SheetField) -> str:
             return f"Keep the note of {_number_name(n, i)} under {MAX_NOTE:,} characters; it has {len(n.note):,}."
         if n.status == "to_measure" and DIGIT.search(n.value) and not n.note.strip():
             return (f"{_number_name(n, i).capitalize()} is marked to measure but holds a figure. Say where and how "
-                    "it was measured in its note, mark it known, or take the figure out.")  # fmt: skip
+                    "it was measured in its note, mark it known, or take the figure out.")
     return ""
 
 
@@ -267,7 +267,7 @@ def export(sheet: Sheet) -> SheetExport:
                     numbers=[ExportNumber(label=n.label, value=n.value, status=STATUS_LABELS[n.status], note=n.note)
                              for n in sheet.field(f.key).numbers])
         for f in FIELDS
-    ]  # fmt: skip
+    ]
     return SheetExport(
         exported_at=utcnow(), revision=sheet.revision, fields=rows, measurements=sheet.profiles
     )

@@ -302,7 +302,7 @@ def run_profile(
         environment=environment(), phases=PhaseSet(**{p: PhaseTiming(seconds=times[p]) for p in PHASES}),
         checksum=total, kernel_result=result,
         measured_at=datetime.now(UTC).replace(microsecond=0),
-    )  # fmt: skip
+    )
 
 
 def _fmt(seconds: float) -> str:

@@ -56,7 +56,7 @@ PARTS = [
          tolerance=TOTAL_TOLERANCE, example=SIZE_EXAMPLE),
     Part(id="gpus", prompt="Fewest 80 GB GPUs that hold it, fully sharded", kind="count", unit="GPUs",
          example="a whole number of GPUs"),
-]  # fmt: skip
+]
 
 
 def generate(rng: random.Random) -> Question:
@@ -79,7 +79,7 @@ def generate(rng: random.Random) -> Question:
             Given(label="Units", text="1 GB = 10⁹ bytes"),
         ],
         parameters={"model": model, "name": name, "parameters": params, "optimizer": optimizer,
-                    "precision": precision, "gpu": GPU},  # fmt: skip
+                    "precision": precision, "gpu": GPU},
         parts=PARTS,
     )
 
@@ -89,7 +89,7 @@ def _pieces(optimizer: str, precision: str) -> str:
     word = training_precision(optimizer, precision)
     short = {"weights": f"{word} weights", "gradients": f"{word} gradients", "master": "fp32 master copy"}
     return " + ".join(f"{b:g} ({short.get(key) or label.replace(' (', ', ').rstrip(')')})"
-                      for key, label, _, b in state_lines(optimizer, precision))  # fmt: skip
+                      for key, label, _, b in state_lines(optimizer, precision))
 
 
 def _per_parameter_variants(st: TrainingState, optimizer: str) -> list[tuple[str, float, str]]:
@@ -99,18 +99,18 @@ def _per_parameter_variants(st: TrainingState, optimizer: str) -> list[tuple[str
          "gradients and the optimizer state"),
         ("no-optimizer-state", st.weights + st.gradients,
          "that counts weights and gradients but leaves out the optimizer state"),
-    ]  # fmt: skip
+    ]
     if training_precision(optimizer, "bf16") != "fp32":
         out += _mixed_precision_variants(st)
     else:
         out.append(("extra-master-copy", st.total + 4,
-                    "in full fp32 the weights are already fp32: there is no separate master copy"))  # fmt: skip
+                    "in full fp32 the weights are already fp32: there is no separate master copy"))
     if optimizer == "adam-8bit":
         out.append(("moments-in-fp32", training_state("adam").total,
-                    "that is ordinary Adam; 8-bit Adam keeps each of its two moments in 1 byte"))  # fmt: skip
+                    "that is ordinary Adam; 8-bit Adam keeps each of its two moments in 1 byte"))
     if optimizer == "sgd-momentum":
         out.append(("two-moments", training_state("adam").total,
-                    "that is Adam's figure; SGD with momentum keeps one moment, not two"))  # fmt: skip
+                    "that is Adam's figure; SGD with momentum keeps one moment, not two"))
     return out
 
 
@@ -121,7 +121,7 @@ def _mixed_precision_variants(st: TrainingState) -> list[tuple[str, float, str]]
          f"weights and bf16 gradients add {st.weights:g} + {st.gradients:g} bytes"),
         ("fp32-instead-of-bf16", 4 + 4 + st.optimizer, "that keeps the working weights and gradients in fp32; "
          "mixed precision keeps them in bf16 (2 bytes) beside one fp32 master copy"),
-    ]  # fmt: skip
+    ]
 
 
 def _active_parameter_variants(model: str, per_parameter: float, capacity: int) -> list[Variant]:
@@ -139,7 +139,7 @@ def _active_parameter_variants(model: str, per_parameter: float, capacity: int) 
                 message=f"{gb(active * per_parameter)}: {why}."),
         Variant(part="gpus", id="active-parameters", value=float(math.ceil(active * per_parameter / capacity)),
                 message=f"That many GPUs would hold {billions(active)} parameters: {why}."),
-    ]  # fmt: skip
+    ]
 
 
 def solve(q: Question) -> Solution:
@@ -178,7 +178,7 @@ def _misread_variants(params: float, st: TrainingState, optimizer: str) -> list[
         *(Variant(part="bytes_per_parameter", id=m, value=v, message=f"{v:g} bytes: {why}.") for m, v, why in wrong),
         *(Variant(part="total", id=m, value=params * v,
                   message=f"{gb(params * v)} is {billions(params)} × {v:g} bytes: {why}.") for m, v, why in wrong),
-    ]  # fmt: skip
+    ]
 
 
 def _total_and_count_variants(params: float, st: TrainingState, capacity: int) -> list[Variant]:
@@ -195,7 +195,7 @@ def _total_and_count_variants(params: float, st: TrainingState, capacity: int) -
                 "round up, never down."),
         Variant(part="gpus", id="weights-only", value=float(math.ceil(params * st.weights / capacity)),
                 message="That many GPUs hold the weights alone; the gradients and optimizer state need room too."),
-    ]  # fmt: skip
+    ]
 
 
 def _hints(params: float, optimizer: str, capacity: int) -> list[str]:

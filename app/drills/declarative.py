@@ -433,4 +433,4 @@ def build(name: str, spec: DrillSpec, ex: Expressions) -> Drill:
     declared = Declared(name=name, spec=spec, ex=ex)
     return Drill(name=name, title=spec.title if "{{" not in spec.title else name.rpartition("/")[2],
                  description=spec.description, generate=declared.generate,
-                 solve=declared.solve, settings=DrillSpec, malformed=malformed(spec))  # fmt: skip
+                 solve=declared.solve, settings=DrillSpec, malformed=malformed(spec))

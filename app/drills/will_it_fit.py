@@ -209,7 +209,7 @@ def _givens(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Given]:
         f", of which {billions(arch.active_parameters)} are active for each token "
         f"({arch.experts_per_token} of {arch.experts} experts)"
         if arch.experts > 1 else ""
-    )  # fmt: skip
+    )
     shape = (
         f"{arch.layers} layers, {arch.heads} attention heads, {arch.n_kv_heads} KV heads, "
         f"head dimension {arch.n_head_dim}"
@@ -292,7 +292,7 @@ def _verdict_variant(plan: Plan) -> Variant:
     mem = plan.per_gpu
     return Variant(part="fits", id="verdict", value="no" if plan.fits else "yes",
                    message=f"Each GPU needs {gb(mem.total)} of its {gb(mem.capacity, 0)}: "
-                   f"{'it fits' if plan.fits else 'it does not fit'}.")  # fmt: skip
+                   f"{'it fits' if plan.fits else 'it does not fit'}.")
 
 
 def _largest_variants(mode: str, parts: dict[str, int], largest: str) -> list[Variant]:
@@ -300,7 +300,7 @@ def _largest_variants(mode: str, parts: dict[str, int], largest: str) -> list[Va
     return [
         Variant(part="largest", id=f"not-{c}", value=c,
                 message=f"{_label(c, mode)}: {gb(parts[c])} a GPU, but "
-                f"{_label(largest, mode, lower=True)} {_take(largest, mode)} {gb(parts[largest])}.")  # fmt: skip
+                f"{_label(largest, mode, lower=True)} {_take(largest, mode)} {gb(parts[largest])}.")
         for c in parts
         if c != largest and parts[c] > 0
     ]

@@ -32,11 +32,11 @@ def _model_mistakes(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Mista
     if req.mode == "serve" and mem.kv_cache and arch.heads != arch.n_kv_heads:
         out.append(("all-heads", _total_with(req, kv_heads=arch.heads),
                     f"that counts the KV cache from all {arch.heads} attention heads; only the {arch.n_kv_heads} "
-                    "KV heads keep keys and values"))  # fmt: skip
+                    "KV heads keep keys and values"))
     if arch.experts > 1:
         out.append(("active-parameters", _total_with(req, experts=arch.experts_per_token),
                     f"that sizes the model by its {billions(arch.active_parameters)} active parameters; every "
-                    f"expert sits in memory, all {billions(arch.parameters)}"))  # fmt: skip
+                    f"expert sits in memory, all {billions(arch.parameters)}"))
     return out
 
 
@@ -47,7 +47,7 @@ def _serve_mistakes(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Mista
     if req.precision in memory.QUANTIZED:
         every = memory.weight_bytes(req.architecture, req.precision, whole_model=True) / n
         out.append(("quantized-everything", total - w + every, f"that stores every parameter in {req.precision}; "
-                    f"real checkpoints keep {memory.KEPT_16BIT_PARTS} in bf16"))  # fmt: skip
+                    f"real checkpoints keep {memory.KEPT_16BIT_PARTS} in bf16"))
     if req.batch_size > 1 and kv:
         out.append(("forgot-batch", total - kv + kv / req.batch_size,
                     f"that keeps the KV cache of one sequence; {req.batch_size} sequences each keep their own"))
@@ -72,7 +72,7 @@ def _train_mistakes(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Mista
     elif n > 1:
         out.append(("sharded-without-zero", total - state + full / n,
                     "that divides the training state over the GPUs; plain data parallelism keeps a full copy "
-                    "on every GPU"))  # fmt: skip
+                    "on every GPU"))
     return [
         *out,
         ("forgot-activations", total - mem.activations, "that leaves out the activations"),
@@ -84,4 +84,4 @@ def _train_mistakes(req: PlanRequest, mem: memory.MemoryBreakdown) -> list[Mista
 def _unit_mistake(total: int) -> Mistake:
     """The total in GiB typed as GB."""
     return ("gib-for-gb", total / 2**30 * 1e9,
-            f"that is the total in GiB ({gib(total)}); the question asks for GB, 10⁹ bytes")  # fmt: skip
+            f"that is the total in GiB ({gib(total)}); the question asks for GB, 10⁹ bytes")

@@ -38,7 +38,7 @@ TORCHTITAN_HARDWARE = (
 LLAMA_2_70B = Architecture(
     id="custom", name="Llama 2 70B", layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128,
     ffn=28_672, vocab=32_000, context=4096,
-)  # fmt: skip
+)
 # MLPerf's Llama 2 70B task (OpenOrca): outputs average 291.9 tokens (21,805.8 tokens/s ÷ 74.699
 # samples/s in the log below). The mean prompt length is not in the log. Earlier the engine took 1,024 tokens,
 # the task's cap; but at 1,024 the result would need (1,024 + 292) × 2 × 69 G FLOPs × 74.7 a second = 1.7 PFLOPS
@@ -232,12 +232,12 @@ def _pretraining_gpu_hours(model: str | Architecture, gpu: GpuId, tokens: float,
 def _torchtitan(
     id_: str, job: str, quantity: str, unit: Unit, measured: float, parameters: str,
     engine: Callable[[], tuple[float, str]],
-) -> Anchor:  # fmt: skip
+) -> Anchor:
     """A row from torchtitan's H100 benchmark of Llama 3.1."""
     return Anchor(
         id=id_, job=job, quantity=quantity, unit=unit, measured=measured, source=TORCHTITAN,
         hardware=TORCHTITAN_HARDWARE, parameters=parameters, engine=engine,
-    )  # fmt: skip
+    )
 
 
 SELECTIVE_8K = "llama-3.1-8b, train, 8 GPUs, zero3 (FSDP), batch 2, 8,192 tokens, checkpointing selective"

@@ -159,4 +159,4 @@ def workload_timing(
         node=compute.bound(on_gpu.compute_seconds / gpus, on_gpu.memory_seconds / gpus),
         ratio=on_cpu.seconds / on_gpu.seconds, cpu_read_seconds=weights * per_read / cpu.memory_bandwidth,
         gpu_read_seconds=weights * per_read / gpu.bandwidth, bandwidth_ratio=gpu.bandwidth / cpu.memory_bandwidth,
-    )  # fmt: skip
+    )

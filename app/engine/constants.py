@@ -64,7 +64,7 @@ def _gpu_constants() -> list[Constant]:
                      source=gpu.source),
             Constant(group=gpu.name, name="streaming multiprocessors", value=gpu.sms, unit="count", source=gpu.source),
             Constant(group=gpu.name, name="L2 cache", value=gpu.l2_bytes, unit="bytes", source=gpu.source),
-        ]  # fmt: skip
+        ]
     return rows
 
 
@@ -91,12 +91,12 @@ def _node_constants() -> list[Constant]:
                  source=cpu.source),
         Constant(group=cpu.name, name="DRAM bandwidth (arithmetic)", value=cpu.memory_bandwidth, unit="bytes/s",
                  source=cpu.source),
-    ]  # fmt: skip
+    ]
     rows += [Constant(group="Links", name=lk.name, value=lk.bandwidth, unit="bytes/s", source=lk.source)
-             for lk in LINKS.values()]  # fmt: skip
+             for lk in LINKS.values()]
     rows.append(Constant(group="Links", name="NVLink 4 bus bandwidth every collective reaches",
                          value=NVLINK_4_ACHIEVED, unit="bytes/s",
-                         source="jax-ml scaling-book, GPU chapter"))  # fmt: skip
+                         source="jax-ml scaling-book, GPU chapter"))
     rows.append(Constant(group="Links", name="rails' bus bandwidth across nodes (used beyond 8 GPUs)",
                          value=collectives.bus_bandwidth(16), unit="bytes/s",
                          source="8 × 50 GB/s at NVLink's achieved share of its line rate (an assumption)"))
@@ -155,7 +155,7 @@ def _model_constants() -> list[Constant]:
             ("KV heads", arch.n_kv_heads, "count"), ("head width", arch.n_head_dim, "count"),
             ("MLP width", arch.ffn, "count"), ("vocabulary", arch.vocab, "tokens"),
             ("context", arch.context, "tokens"),
-        ]  # fmt: skip
+        ]
         if arch.experts > 1:
             fields += [("experts a layer", arch.experts, "count"), ("experts a token", arch.experts_per_token, "count")]
         if arch.sliding_window is not None:

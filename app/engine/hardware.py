@@ -173,19 +173,19 @@ GPUS: dict[str, GPU] = {g.id: g for g in (H100_SXM, A100_80GB, H200)}
 NVLINK_4 = Link(
     id="nvlink", name="NVLink 4 through NVSwitch", bandwidth=H100_SXM.nvlink_bandwidth,
     source="HGX H100 announcement: 18 links, 900 GB/s both ways",
-)  # fmt: skip
+)
 # About 370 GB/s of the 450 is reached in practice (jax-ml scaling-book, GPU chapter).
 NVLINK_4_ACHIEVED = 370 * GB
 PCIE_GEN5 = Link(
     id="pcie", name="PCIe Gen5 x16", bandwidth=PCIE_GEN5_X16,
     source="PCI-SIG PCIe 5.0: 32 GT/s x 16 lanes, 128b/130b encoding, one way",
-)  # fmt: skip
+)
 # ConnectX-7 InfiniBand NDR / Ethernet at 400 Gb/s = 50 GB/s each way (NVIDIA DGX BasePOD reference
 # architecture: one 400 Gb/s port per GPU for compute traffic).
 NETWORK_400G = Link(
     id="network", name="400 Gb/s ConnectX-7 network", bandwidth=400e9 / 8,
     source="NVIDIA DGX BasePOD reference architecture: one 400 Gb/s ConnectX-7 port a GPU",
-)  # fmt: skip
+)
 LINKS: dict[str, Link] = {lk.id: lk for lk in (NVLINK_4, PCIE_GEN5, NETWORK_400G)}
 
 

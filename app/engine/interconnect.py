@@ -39,7 +39,7 @@ class AllReduceComparison(BaseModel):
 def all_reduce_comparison(
     model: str, precision: str, gpus: int, links: list[str], step_tokens: int = 8192, mfu: float = 0.4,
     gpu: str = "h100",
-) -> AllReduceComparison:  # fmt: skip
+) -> AllReduceComparison:
     """Ring all-reduce of the model's gradients over each named link: 2·(n−1)/n × bytes ÷ bandwidth."""
     arch = get_model(model)
     nbytes = weight_bytes(arch, precision)
@@ -52,10 +52,10 @@ def all_reduce_comparison(
         LinkTime(id=lk.id, name=lk.name, bandwidth=lk.bandwidth, seconds=t, share_of_step=t / (step + t),
                  fraction_of_slowest=t / slowest)
         for lk, t in zip(found, times, strict=True)
-    ]  # fmt: skip
+    ]
     fast, slow = min(rows, key=lambda r: r.seconds), max(rows, key=lambda r: r.seconds)
     return AllReduceComparison(
         model=arch.name, precision=precision, bytes=nbytes, gpus=gpus, step_tokens=step_tokens,
         compute_seconds=step, links=rows, fastest=fast.id, slowest=slow.id,
         ratio=slow.seconds / fast.seconds if fast.seconds else 1.0,
-    )  # fmt: skip
+    )

@@ -54,7 +54,7 @@ def gpu_limits(req: PlanRequest) -> GpuLimits:
         memory_seconds=step.memory_seconds, compute_seconds=step.compute_seconds, binds=step.binds,
         tokens_per_second=1 / step.seconds, intensity=compute.intensity(flops, read),
         ridge=compute.ridge(gpu.id, req.precision),
-    )  # fmt: skip
+    )
 
 
 def compare_gpus(req: PlanRequest) -> list[GpuLimits]:

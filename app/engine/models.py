@@ -182,7 +182,7 @@ class Architecture(BaseModel):
 def _llama(
     id_: str, name: str, layers: int, hidden: int, heads: int, ffn: int, vocab: int, context: int,
     sliding_window: int | None = None,
-) -> Architecture:  # fmt: skip
+) -> Architecture:
     """A Llama-family model: SwiGLU, RMSNorm, RoPE, 8 KV heads of width 128, untied embeddings."""
     return Architecture(
         id=id_,

@@ -131,4 +131,4 @@ def data_path(p: DataPath) -> DataPathResult:
         gpu_busy=computing / epoch, epoch_seconds=epoch, time=time, checkpoint_seconds=write,
         checkpoints_per_epoch=checkpoints, exchange_seconds=exchange,
         needed_workers=max(1, math.ceil(loader_needed / p.samples_per_s_per_worker - 1e-9)),
-    )  # fmt: skip
+    )

@@ -130,7 +130,7 @@ def cluster_scale(
         holds_state=fewest is not None and gpus >= fewest,
         seconds_on_one_gpu=one,
         years_on_one_gpu=one / SECONDS_PER_YEAR,
-    )  # fmt: skip
+    )
 
 
 def gpus_for_memory(arch: Architecture, gpus: int, capacity: int) -> int | None:

@@ -55,4 +55,4 @@ def serving_utilisation(req: PlanRequest, price_per_gpu_hour: float) -> ServingU
         binds=bound.binds, flops_per_step=flops,
         bytes_per_step=read, peak_flops=peak, bandwidth=gpu.bandwidth, price_per_gpu_hour=price_per_gpu_hour,
         usd_per_million_tokens=req.gpus * price_per_gpu_hour / 3600 / tokens * 1e6,
-    )  # fmt: skip
+    )

@@ -151,7 +151,7 @@ async def build_view(
         hints_total=len(solution_hints), message=message,
         link_title=_step_title(lessons, feedback.link if feedback else None),
         coverage=drill.coverage(attempts.first_tries(status.attempts)) if drill.topic is not None else None,
-    )  # fmt: skip
+    )
     if feedback is not None and drill.node_load is not None:
         view.node = drill.node_load(question)
     return view
@@ -216,7 +216,7 @@ class Located:
         view = await build_view(
             db, learner, self.lesson, self.at.step, self.at.block, self.block, self.lessons, hints=hints, typed=typed,
             errors=errors, message=message, just_mastered=just_mastered, status=status,
-        )  # fmt: skip
+        )
         assert view is not None  # the block is this drill: locate made sure
         return view
 
@@ -266,7 +266,7 @@ async def answer(db: Database, learner: str, found: Located) -> Outcome:
         status, newly = await attempts.after_answer(
             db, learner, drill.name, status, _attempt(found, q, typed, feedback), limit_key=f"drill-answer:{learner}",
             limit=ANSWERS_PER_MINUTE, window_seconds=60, mastery=mastery, spread_met=spread_met,
-        )  # fmt: skip
+        )
     except RateLimited as exc:
         message = (f"That is more than {ANSWERS_PER_MINUTE} answers in a minute. Wait {exc.retry_after} s and "
                    "press Check answer again: your answers are still in the form, and nothing was graded.")
@@ -298,7 +298,7 @@ def _attempt(found: Located, q: Question, typed: Mapping[str, str], fb: Feedback
         answers={p.id: typed.get(p.id, "") for p in q.parts},
         parsed={r.id: r.value for r in fb.parts},  # in each part's unit (GB for a size)
         correct_parts={r.id: r.correct for r in fb.parts if r.graded}, score=fb.score, mistake=fb.mistake,
-    )  # fmt: skip
+    )
 
 
 async def held(db: Database, learner: str, found: Located, before: attempts.Before) -> Outcome:

@@ -14,7 +14,7 @@ router = APIRouter()
 
 @router.get("/lessons/{slug}/{number}/present", response_class=HTMLResponse)
 async def present(request: Request, slug: str, number: int, lessons: Lessons, db: DB, tpl: Tpl,
-                  learner: LearnerId) -> HTMLResponse:  # fmt: skip
+                  learner: LearnerId) -> HTMLResponse:
     """One slide full-screen; an htmx request (the arrow keys) gets only the slide, so full screen stays on."""
     lesson = presentable(lessons, slug)
     page = await build_step_page(db, learner, lesson, number, request.query_params,

@@ -48,7 +48,7 @@ PredictKey = Annotated[str, BeforeValidator(_predict)]
 MAGNITUDES: dict[str, float] = {
     "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9,
     "t": 1e12, "trillion": 1e12,
-}  # fmt: skip
+}
 # Fields that count things (parameters, tokens, samples) read a magnitude after the number; other fields do not,
 # since there "30m" or "8 GB" would mean minutes or a size, not millions or billions.
 COUNT_NAMES = ("parameters", "tokens", "samples")

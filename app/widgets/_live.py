@@ -75,7 +75,7 @@ class Stretch(BaseModel):
         return cls(
             played=_exact(played), at=_exact(at), speed=_exact(speed),
             state=tuple(_exact(v) for v in state), settings=tuple(_exact(v) for v in settings),
-        )  # fmt: skip
+        )
 
     def simulated(self, played: float) -> float:
         """Simulated seconds at `played` wall seconds, at this stretch's speed."""
@@ -99,7 +99,7 @@ def decode(text: str, state_size: int) -> list[Stretch]:
     for entry in filter(None, text.split("-")):
         v = [float(x) for x in entry.split("_")]
         found.append(Stretch(played=v[0], at=v[1], speed=v[2], state=tuple(v[3 : 3 + state_size]),
-                             settings=tuple(v[3 + state_size :])))  # fmt: skip
+                             settings=tuple(v[3 + state_size :])))
     return found
 
 
@@ -288,7 +288,7 @@ def resolve(params: LiveParams, speed: float, now: float, run: Continuation) -> 
         status=status, started_at=started, elapsed=elapsed, played=played, duration=duration,
         run_of=params.fingerprint(), stretches=stretches,
         simulated=stretches[-1].simulated(played) if stretches else 0.0,
-    )  # fmt: skip
+    )
 
 
 def _duration(stretches: list[Stretch], run: Continuation) -> float:

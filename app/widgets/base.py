@@ -184,7 +184,7 @@ def _specs(params: Any) -> dict[str, FieldSpec]:
         default = info.default if isinstance(info.default, int | float) and not isinstance(info.default, bool) else None
         specs[name] = FieldSpec(whole=kind is int, low=bounds.get("ge", bounds.get("gt")),
                                 high=bounds.get("le", bounds.get("lt")), example=default,
-                                counts=counts_things(name), above="ge" not in bounds and "gt" in bounds)  # fmt: skip
+                                counts=counts_things(name), above="ge" not in bounds and "gt" in bounds)
     return specs
 
 

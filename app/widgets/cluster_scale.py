@@ -78,7 +78,7 @@ def compute(params: Params) -> ClusterView:
     return ClusterView(
         c=c, bars=bars, ticks=axis.ticks(lambda e: f"{10**e:,}"), models=MODEL_OPTIONS, refusal=refusal,
         announcement=said,
-    )  # fmt: skip
+    )
 
 
 def _refusal(c: ClusterScale) -> str:

@@ -109,7 +109,7 @@ def _run_on_node(params: Params, model_name: str) -> NodeLoad:
     req = PlanRequest(
         model=params.model, mode="train", gpus=min(params.gpus, MAX_GPUS), sharding="zero3",
         context_tokens=SEQUENCE_TOKENS, activation_checkpointing="full", train_tokens=params.tokens, mfu=params.mfu,
-    )  # fmt: skip
+    )
     plan = make_plan(req)
     if not plan.fits:
         return node_load(plan)
@@ -137,7 +137,7 @@ def compute(params: Params) -> TimeView:
     return TimeView(
         t=t, chart=_chart(t), models=MODEL_OPTIONS, announcement=said, sequence_tokens=SEQUENCE_TOKENS,
         node=node, refusal=refusal,
-    )  # fmt: skip
+    )
 
 
 def place(params: Params, view: TimeView) -> NodeLoad:

@@ -126,7 +126,7 @@ def _bars(title: str, rows: list[tuple[str, str, float, str, str]], caption: str
         inside = width > (BAR_RIGHT - BAR_LEFT) * 0.6
         text_x = BAR_LEFT + width - 6 if inside else BAR_LEFT + width + 6
         bars.append(Bar(key=key, label=label, value=text, y=8 + i * 30, width=width, css=css, text_x=text_x,
-                        inside=inside))  # fmt: skip
+                        inside=inside))
     return BarGroup(title=title, bars=bars, height=8 + len(rows) * 30, caption=caption)
 
 
@@ -142,11 +142,11 @@ def _spec_groups(s: ChipSpecs, which: CpuPeak, gpus: int, gpu_flops: float, gpu_
     flops = _bars("Peak FLOPS", [
         ("cpu", f"CPUs ({'AVX-512' if which == 'avx512-fp32' else 'AMX'})", peak, _rate(peak), "bar-cpu"),
         ("gpu", side, gpu_flops, _rate(gpu_flops), "bar-gpu"),
-    ], f"The CPUs' {CPU_PEAK_NAMES[which]}: {_rate(peak)}; {whole} in bf16: {_rate(gpu_flops)}.")  # fmt: skip
+    ], f"The CPUs' {CPU_PEAK_NAMES[which]}: {_rate(peak)}; {whole} in bf16: {_rate(gpu_flops)}.")
     bandwidth = _bars("Memory bandwidth", [
         ("cpu", "CPUs", s.cpu_bandwidth, gb_s(s.cpu_bandwidth), "bar-cpu"),
         ("gpu", side, gpu_bw, tb_s(gpu_bw), "bar-gpu"),
-    ], f"The CPUs' DDR5: {gb_s(s.cpu_bandwidth)}; {whole}: {tb_s(gpu_bw)}.")  # fmt: skip
+    ], f"The CPUs' DDR5: {gb_s(s.cpu_bandwidth)}; {whole}: {tb_s(gpu_bw)}.")
     return [flops, bandwidth]
 
 
@@ -168,7 +168,7 @@ def _pace(t: WorkloadTiming) -> str:
         return "Maths sets the pace on both sides: the time is the maths to do (FLOPs) ÷ the rate (FLOPS)."
     if t.cpu.binds == t.gpu.binds:
         return ("Reading the weights sets the pace on both sides, so the GPU leads by its bandwidth, not its "
-                "FLOPS; a bigger batch does more maths for each read.")  # fmt: skip
+                "FLOPS; a bigger batch does more maths for each read.")
     return f"On the CPUs {words[t.cpu.binds]} sets the pace; on one H100 {words[t.gpu.binds]} does."
 
 
@@ -180,9 +180,9 @@ def _capacity_note(t: WorkloadTiming, s: ChipSpecs) -> str:
     if t.weight_bytes <= node:
         return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit in one H100's {gb(one, 0)}, so it does not "
                 f"run on one H100: that time is arithmetic only. Split over all {s.gpus_in_node} they "
-                "fit.")  # fmt: skip
+                "fit.")
     return (f"{t.model}'s {gb(t.weight_bytes)} of weights do not fit even in all {s.gpus_in_node} H100s "
-            f"({gb(node, 0)} together), so it runs on neither: the GPU times are arithmetic only.")  # fmt: skip
+            f"({gb(node, 0)} together), so it runs on neither: the GPU times are arithmetic only.")
 
 
 def _timing_groups(t: WorkloadTiming, one_runs: bool, node_runs: bool) -> list[BarGroup]:
@@ -194,13 +194,13 @@ def _timing_groups(t: WorkloadTiming, one_runs: bool, node_runs: bool) -> list[B
         ("gpu", "1 × H100", t.gpu.seconds, seconds(t.gpu.seconds), "bar-gpu"),
         ("node", f"{t.node_gpus} × H100", t.node.seconds, seconds(t.node.seconds), "bar-node"),
     ], f"CPUs ({t.cpu_peak_name}) {seconds(t.cpu.seconds)}; one H100 "
-       f"{seconds(t.gpu.seconds)}; {t.node_gpus} H100s {seconds(t.node.seconds)}.")  # fmt: skip
+       f"{seconds(t.gpu.seconds)}; {t.node_gpus} H100s {seconds(t.node.seconds)}.")
     times_read = "once" if t.weight_reads == 1 else f"{t.weight_reads:,} times"
     reads = _bars(f"Reading the weights {times_read}, at each memory's datasheet peak{arithmetic}", [
         ("cpu", "CPUs", t.cpu.memory_seconds, seconds(t.cpu.memory_seconds), "bar-cpu"),
         ("gpu", "1 × H100", t.gpu.memory_seconds, seconds(t.gpu.memory_seconds), "bar-gpu"),
     ], f"At each memory's bandwidth: CPUs {seconds(t.cpu.memory_seconds)}; one H100 "
-       f"{seconds(t.gpu.memory_seconds)}.")  # fmt: skip
+       f"{seconds(t.gpu.memory_seconds)}.")
     return [times, reads]
 
 
@@ -214,7 +214,7 @@ def compute(params: Params) -> Result:
     one_runs = t.weight_bytes <= s.gpu_memory_bytes
     node_runs = t.weight_bytes <= s.gpu_memory_bytes * s.gpus_in_node
     groups = (_spec_groups(s, params.cpu_peak, params.gpus, gpu_flops, gpu_bw) if params.view == "specs"
-              else _timing_groups(t, one_runs, node_runs))  # fmt: skip
+              else _timing_groups(t, one_runs, node_runs))
     note = _capacity_note(t, s)
     return Result(
         view=params.view, specs=s, timing=t,
@@ -224,7 +224,7 @@ def compute(params: Params) -> Result:
         like_ratio=like / t.cpu_peak_flops, bandwidth_ratio=gpu_bw / s.cpu_bandwidth, groups=groups,
         refusal=note if params.view == "timing" else "", one_gpu_runs=one_runs, node_runs=node_runs,
         decode_read=workload_timing(params.model, "decode", 1, 1, params.cpu_peak),
-    )  # fmt: skip
+    )
 
 
 WIDGET = Widget(

@@ -84,7 +84,7 @@ STEPS: dict[str, list[tuple[str, str, str]]] = {
     "failure": [("break-it-train-it-anyway", "plan", "the refused launch"),
                 ("a-training-run-you-can-watch", "training-run", "a starved training run")],
     "cost": [("where-ai-runs", "own-vs-rent", "own against rent")],
-}  # fmt: skip
+}
 
 
 def _query(widget_name: str, scenario: dict[str, object]) -> dict[str, str]:
@@ -199,7 +199,7 @@ def _speed(c: _Plans) -> Answer:
         assert plan.serve is not None
         where = "one H100" if gpus == 1 else f"{num(gpus)} H100s, the fewest that hold it (it does not fit on one)"
         answer = (f"Decoding for one user: {plan.bottleneck.replace('-', ' ')}, "
-                  f"{num(plan.serve.tokens_per_second)} tokens a second on {where}.")  # fmt: skip
+                  f"{num(plan.serve.tokens_per_second)} tokens a second on {where}.")
         if gpus > 1 or c.model != DEFAULT_MODEL:
             # step 15 times one GPU and asks its guess about its own model first: the playground's plan, on as
             # many GPUs and this model, shows the very figure quoted
@@ -211,7 +211,7 @@ def _speed(c: _Plans) -> Answer:
         detail=f"A decode step at batch 1 does about {intensity:.0f} FLOP per byte it reads, far below the "
         f"H100's ridge point of {ridge:.0f}: memory bandwidth, not maths, sets the pace. Prefill and "
         "training sit above the ridge and are compute-bound.",
-    )  # fmt: skip
+    )
 
 
 def _gpus(c: _Plans) -> Answer:
@@ -220,14 +220,14 @@ def _gpus(c: _Plans) -> Answer:
     memory = num(k.gpus_for_memory) if k.gpus_for_memory else "more than any cluster"
     one = (f"one GPU at {pct(MFU)} MFU would need {seconds(k.seconds_on_one_gpu)}" if k.gpus_for_memory == 1 else
            f"one GPU cannot hold the run; as arithmetic only, at {pct(MFU)} MFU it would need "
-           f"{seconds(k.seconds_on_one_gpu)}")  # fmt: skip
+           f"{seconds(k.seconds_on_one_gpu)}")
     return Answer(
         key="gpus", question="How many GPUs?",
         links=_links("gpus", c.scenario, extra={"cluster-scale": {"gpus": k.gpus_needed}}),
         answer=f"{plural(k.gpus_needed, 'H100')} ({plural(nodes, 'dgx-1 node')}) to train on "
         f"{sci(c.tokens)} tokens in {plural(c.days, 'day')}.",
         detail=f"Memory alone asks for {memory}; the deadline asks for {num(k.gpus_for_deadline)}: {one}.",
-    )  # fmt: skip
+    )
 
 
 def _fed_run(model: str) -> tuple[int, float] | None:
@@ -235,7 +235,7 @@ def _fed_run(model: str) -> tuple[int, float] | None:
     the run widget's counts that do (None if none does)."""
     for gpus in (n for n in GPU_CHOICES if n >= DGX_H100.gpus):
         run = TrainingRun(model=model, gpus=gpus, sharding="zero3", batch_size=1, mfu=MFU,
-                          context_tokens=RUN_SEQUENCE_TOKENS, activation_checkpointing=RUN_CHECKPOINTING)  # fmt: skip
+                          context_tokens=RUN_SEQUENCE_TOKENS, activation_checkpointing=RUN_CHECKPOINTING)
         try:
             return gpus, simulate_training(run, 0, 0).gpu_tokens_per_second
         except DoesNotFit:
@@ -247,12 +247,12 @@ def _failure(c: _Plans) -> Answer:
     train = c.train.per_gpu
     answer = (f"Most often capacity: training on one GPU asks for {gb(train.total, 1)} of "
               f"{gb(train.capacity, 0)}." if not c.train.fits else
-              "Most often capacity, caught by the memory sum before the job starts.")  # fmt: skip
+              "Most often capacity, caught by the memory sum before the job starts.")
     fed = _fed_run(c.model)
     if fed is None:
         detail = (f"Or a starved pipeline: a data loader slower than the GPUs leaves them waiting. No speed is given "
                   f"here: step 5's run, with selective checkpointing, cannot hold this model on up to "
-                  f"{GPU_CHOICES[-1]} GPUs.")  # fmt: skip
+                  f"{GPU_CHOICES[-1]} GPUs.")
         gpus = DGX_H100.gpus
     else:
         gpus, rate = fed
@@ -260,11 +260,11 @@ def _failure(c: _Plans) -> Answer:
             f"{num(gpus)} H100s (dgx-1's {DGX_H100.gpus} cannot hold the run)")
         detail = (f"Or a starved pipeline: {where} at {pct(MFU)} MFU take {num(rate)} tokens a second, "
                   f"{rate / RUN_SEQUENCE_TOKENS:,.1f} sequences of {RUN_SEQUENCE_TOKENS:,} tokens a second; a slower "
-                  "data loader leaves them waiting.")  # fmt: skip
+                  "data loader leaves them waiting.")
     return Answer(
         key="failure", question="Why did it fail?", answer=answer, detail=detail,
         links=_links("failure", {"model": c.model}, extra={"training-run": {"gpus": gpus, "mfu": MFU}}),
-    )  # fmt: skip
+    )
 
 
 def _cost(c: _Plans) -> Answer:
@@ -274,12 +274,12 @@ def _cost(c: _Plans) -> Answer:
     even = break_even_utilisation(CostAssumptions())
     prices = "the illustrative prices of the own-vs-rent widget"
     detail = (f"Owning a dgx-1 pays above {pct(even)} utilisation at {prices}; below it, renting costs less."
-              if even is not None else f"At {prices} renting costs less at any utilisation.")  # fmt: skip
+              if even is not None else f"At {prices} renting costs less at any utilisation.")
     return Answer(
         key="cost", question="What does it cost?", links=_links("cost", c.scenario), detail=detail,
         answer=f"{num(hours)} GPU-hours to train on {sci(c.tokens)} tokens: {usd(hours * rent)} rented at "
         f"{usd(rent, 2)} an hour (illustrative).",
-    )  # fmt: skip
+    )
 
 
 def compute(params: Params) -> Result:

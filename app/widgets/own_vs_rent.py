@@ -84,7 +84,7 @@ def _assumptions(p: Params) -> CostAssumptions:
     return CostAssumptions(
         rent_usd_per_gpu_hour=p.rent_per_gpu_hour, purchase_usd=p.purchase_price, years=p.years,
         electricity_usd_per_kwh=p.power_price,
-    )  # fmt: skip
+    )
 
 
 def _sources(a: CostAssumptions) -> list[Source]:
@@ -104,7 +104,7 @@ def _sources(a: CostAssumptions) -> list[Source]:
         Source(name=name, value=value, note=fields[key].description or "",
                yours=getattr(a, key) != getattr(DEFAULTS, key))
         for key, name, value in shown
-    ]  # fmt: skip
+    ]
 
 
 def compute(params: Params) -> Result:
@@ -116,7 +116,7 @@ def compute(params: Params) -> Result:
     frame = plot.frame("Utilisation (share of the year the GPUs are busy)", "US$ a year", pct, _thousands)
     even = answer.break_even_utilisation
     rows = [Row(utilisation=u, own=own_usd_per_year(a, u), rent=rent_usd_per_year(a, u), chosen=False)
-            for u in TABLE_UTILISATIONS if abs(u - params.utilisation) > 1e-9]  # fmt: skip
+            for u in TABLE_UTILISATIONS if abs(u - params.utilisation) > 1e-9]
     u = params.utilisation
     rows.append(Row(utilisation=u, own=answer.own_usd_per_year, rent=answer.rent_usd_per_year, chosen=True))
     rows.sort(key=lambda r: r.utilisation)
@@ -136,7 +136,7 @@ def compute(params: Params) -> Result:
         caption=f"Cost a year against utilisation: owning (solid) starts at {usd(own_usd_per_year(a, 0))} "
         f"and rises slowly with the power bill; renting (dashed) rises from $0 to "
         f"{usd(rent_usd_per_year(a, 1))}. {where}",
-    )  # fmt: skip
+    )
 
 
 def _thousands(value: float) -> str:

@@ -230,7 +230,7 @@ def _fix_links(params: Params, req: PlanRequest, plan: Plan) -> list[FixLink]:
     """Up to three changes that make a plan that does not fit fit, as links the learner can follow."""
     found = fixes(req) if params.fixes and not plan.fits else []
     return [FixLink(sentence=f.sentence, changes={**f.changes, "launched": False}, fields=",".join(sorted(f.changes)))
-            for f in found[:3]]  # fmt: skip
+            for f in found[:3]]
 
 
 def _headline(plan: Plan) -> str:
@@ -279,7 +279,7 @@ def compute(params: Params) -> PlanView:
         launch=launch, announcement=launch.message if launch else _headline(plan),
         state_bytes=state_breakdown(arch, req.optimizer, req.precision).bytes if req.mode == "train" else 0,
         gpus_hint=gpus_hint(arch, req.mode),
-    )  # fmt: skip
+    )
 
 
 def place(params: Params, view: PlanView) -> NodeLoad:
@@ -297,7 +297,7 @@ def place(params: Params, view: PlanView) -> NodeLoad:
     return node.model_copy(update={
         "gpus": [g.model_copy(update={"utilisation": 0.0, "power_w": idle}) for g in node.gpus],
         "activity": f"{node.activity}: planned, not launched{press}",
-    })  # fmt: skip
+    })
 
 
 def predict(params: Params, view: PlanView) -> Prediction:

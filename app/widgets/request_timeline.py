@@ -88,7 +88,7 @@ def _plan(model: str, prompt: int, output: int) -> Plan:
     plan = None
     for gpus in (n for n in SPLITS if splits_heads(CATALOG[model], n)):  # counts that divide the heads
         plan = make_plan(PlanRequest(model=model, gpus=gpus, prompt_tokens=prompt, output_tokens=output,
-                                     context_tokens=context))  # fmt: skip
+                                     context_tokens=context))
         if plan.fits:
             return plan
     assert plan is not None
@@ -111,7 +111,7 @@ def _row(key: str, label: str, plan: Plan, index: int, scale: float) -> Row:
         decode_seconds=s.decode_seconds_per_token * req.output_tokens, total_seconds=s.request_seconds, y=y,
         text_y=y - 6, prefill_width=round(pre_w, 2), decode_x=round(LEFT + pre_w, 2),
         decode_width=round(step_w * req.output_tokens, 2), marks=marks, mark_every=every,
-    )  # fmt: skip
+    )
 
 
 def compute(params: Params) -> Result:
@@ -141,7 +141,7 @@ def compute(params: Params) -> Result:
         longer_answer_extra=answer_extra, longer_prompt_extra=prompt_extra,
         ratio=answer_extra / max(prompt_extra, 1e-12),
         node=plan_node_load(plans[0][2]),
-    )  # fmt: skip
+    )
 
 
 def node_load(params: Params, result: Result) -> NodeLoad:

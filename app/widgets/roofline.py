@@ -145,13 +145,13 @@ def compute(params: Params) -> RooflineView:
     said = f"Batch {params.batch_size}: {w.point.intensity:,.0f} FLOPs per byte, {side} side of the ridge."
     if not plan.fits:
         said = (f"Batch {params.batch_size} does not fit on one H100: it needs {gb(plan.per_gpu.total, 1)} "
-                f"of {gb(plan.per_gpu.capacity, 0)}.")  # fmt: skip
+                f"of {gb(plan.per_gpu.capacity, 0)}.")
     ridge = [n for n in (r.batch_at_ridge, r.batch_at_ridge_with_kv) if n and n <= 1024]
     return RooflineView(
         r=r, chart=_chart(r), models=MODEL_OPTIONS, precisions=PRECISION_OPTIONS, announcement=said,
         fits=plan.fits, needed=plan.per_gpu.total, capacity=plan.per_gpu.capacity,
         stops=sorted({1, 8, 32, 64, 128, 256, 512, 1024, *ridge}), node=node_load(plan),
-    )  # fmt: skip
+    )
 
 
 def place(params: Params, view: RooflineView) -> NodeLoad:

@@ -107,7 +107,7 @@ def render(
         name=widget.name, title=widget.title, template=widget.template, values=values, defaults=defaults,
         errors=errors, used=used, params=params, result=result, node=node,
         running=live.is_running() if live is not None else None,
-    )  # fmt: skip
+    )
 
 
 def _fallback(

@@ -129,7 +129,7 @@ def _charts(snap: ServingSnapshot) -> tuple[MiniChart, MiniChart, MiniChart]:
         frame=arr.frame("Simulated time (s)", "Requests / s", _secs, num), bars=bars, limit_y=arr.y(mu),
         caption=f"Requests arriving each second over the last {len(h)} simulated seconds; the dashed line is "
         f"what the server can finish: {mu:.1f} a second.",
-    )  # fmt: skip
+    )
     queue_plot = _time_plot(snap, nice_max(max([1.0, *(s.queue for s in h)])))
     peak_queue = max([0.0, *(s.queue for s in h)])
     queue = MiniChart(
@@ -224,7 +224,7 @@ def compute(params: Params) -> Result:
         ttft_projected=snap.ttft_seconds > max(snap.elapsed_seconds, 1.0), larger_batch=larger, fits_batch=fits,
         arrivals_chart=arrivals, queue_chart=queue, ttft_chart=ttft, announcement=_announce(live, shown),
         node=serving_load(run, shown, running=live.running, finished=live.status == "finished"),
-    )  # fmt: skip
+    )
 
 
 WIDGET = Widget(

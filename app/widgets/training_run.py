@@ -109,7 +109,7 @@ def _run(p: Params) -> TrainingRun:
         model=p.model, gpus=p.gpus, sharding="zero3", batch_size=1, context_tokens=RUN_SEQUENCE_TOKENS,
         train_tokens=p.tokens, activation_checkpointing=RUN_CHECKPOINTING, mfu=p.mfu,
         loader_samples_per_second=p.loader_samples_per_second,
-    )  # fmt: skip
+    )
 
 
 def _chart(run: TrainingRun, snap: TrainingSnapshot, parameters: int, vocab: int) -> LossChart:
@@ -160,10 +160,10 @@ def _advice(params: Params) -> str:
     if params.gpus == GPU_CHOICES[-1]:
         return (f"More GPUs would not help: ZeRO-3 shares the weights, gradients and optimizer state, but each GPU "
                 f"still keeps its own sequence's activations and loss head, so each needs {gb(most.total, 1)}. Pick a "
-                "smaller model. Step 4 shows the sum.")  # fmt: skip
+                "smaller model. Step 4 shows the sum.")
     return (f"More GPUs would not help: even {GPU_CHOICES[-1]} need {gb(most.total, 1)} each, since ZeRO-3 shares "
             "the weights, gradients and optimizer state but each GPU keeps its own sequence's activations and loss "
-            "head. Pick a smaller model. Step 4 shows the sum.")  # fmt: skip
+            "head. Pick a smaller model. Step 4 shows the sum.")
 
 
 def _short(tokens: float) -> str:
@@ -233,7 +233,7 @@ def compute(params: Params) -> Result:
     except DoesNotFit as exc:
         plan = make_plan(run.plan_request())
         return Result(**base, **_live.refused(exc, "This run cannot start: "), speed=0, node=plan_node_load(plan),
-                      advice=_advice(params))  # fmt: skip
+                      advice=_advice(params))
     speed = max(
         ideal.total_seconds / params.play_seconds, first.total_seconds / (MAX_SLOWDOWN * params.play_seconds)
     )
@@ -255,7 +255,7 @@ def compute(params: Params) -> Result:
         training_seconds=run.train_tokens / rate, writing_seconds=first.total_seconds - run.train_tokens / rate,
         chart=_chart(run, snap, arch.parameters, arch.vocab), announcement=_announce(live, shown),
         node=node,
-    )  # fmt: skip
+    )
 
 
 WIDGET = Widget(

@@ -90,7 +90,7 @@ def place(params: Params, view: UtilisationView) -> NodeLoad:
         loaded.gpus[0].parts, 1, utilisation=view.u.busy, capacity=loaded.gpus[0].capacity,
         activity=f"{name}, decoding without pause: busy {pct(view.u.busy)}, "
         f"useful compute {pct(view.u.useful_compute, 1)}",
-    )  # fmt: skip
+    )
 
 
 WIDGET = Widget(

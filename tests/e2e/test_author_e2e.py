@@ -36,10 +36,10 @@ def start_author(tmp: Path, *args: str) -> Author:
     subprocess.run([cli, "new", "demo", "A demo lesson", "--dir", str(mine)], check=True, capture_output=True)
     port = free_port()
     env = {**os.environ, "GPU_CLASSROOM_DATA_DIR": str(tmp / "data"), "GPU_CLASSROOM_LESSONS_DIR": str(empty),
-           "GPU_CLASSROOM_SECRET_KEY": "e2e-secret"}  # fmt: skip
+           "GPU_CLASSROOM_SECRET_KEY": "e2e-secret"}
     log = open(tmp / "author.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen([cli, "author", str(mine), "--port", str(port), *args], cwd=ROOT, env=env, stdout=log,
-                            stderr=subprocess.STDOUT)  # fmt: skip
+                            stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

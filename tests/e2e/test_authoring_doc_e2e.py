@@ -48,7 +48,7 @@ def run(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProces
     args = [w for w in words if not re.match(r"^[A-Z_]+=", w)]
     assert args[0] == "gpu-classroom"
     return subprocess.run([CLI, *args[1:]], cwd=cwd, env={**env, **extra}, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+                          timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     here = tmp_path_factory.mktemp("authoring")
     files = FILE.findall(DOC)
     assert [Path(f[0]).name for f in files] == ["lesson.yaml", "01-weights.md", "02-drill-weights.md",
-                                                "03-drill-weights-or-cache.md"]  # fmt: skip
+                                                "03-drill-weights-or-cache.md"]
     for name, _, text in files:
         (here / name).parent.mkdir(parents=True, exist_ok=True)
         (here / name).write_text(text + "\n", encoding="utf-8")
@@ -87,7 +87,7 @@ def served(written: Path) -> Iterator[str]:
     extra = dict(w.split("=", 1) for w in words if "=" in w and w.split("=")[0].isupper())
     log = open(written / "serve.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen([CLI, "serve", "--port", str(port)], cwd=written, env={**base_env(written), **extra},
-                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+                            stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90

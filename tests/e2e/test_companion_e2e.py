@@ -177,7 +177,7 @@ def test_more_loader_workers_show_the_gpus_busier_without_a_page_load(watched: W
 
 def test_companion_pages_are_axe_clean_in_light_and_dark(browser: Browser, server: Server) -> None:
     pages = [WORK + "/3", WORK + "/5", WORK + "/6", SLIDES + "/2", SLIDES + "/4", SLIDES + "/7", SLIDES + "/8",
-             SLIDES + "/21", SLIDES + "/3/present", SLIDES + "/3/notes", "/companion/sheet"]  # fmt: skip
+             SLIDES + "/21", SLIDES + "/3/present", SLIDES + "/3/notes", "/companion/sheet"]
     for path in pages:
         for scheme in ("light", "dark"):
             assert axe_violations(browser, server.url + path, color_scheme=scheme) == [], (path, scheme)

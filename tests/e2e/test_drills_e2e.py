@@ -15,7 +15,7 @@ from tests.unit.drills.drill_helpers import answers_for
 pytestmark = pytest.mark.e2e
 FLAGSHIP = "/lessons/what-ai-workloads-need"
 DRILL_STEPS = {"bytes-per-parameter": f"{FLAGSHIP}/7", "will-it-fit": f"{FLAGSHIP}/17",
-               "spot-the-mistake": "/lessons/what-is-gpu-infrastructure/23"}  # fmt: skip
+               "spot-the-mistake": "/lessons/what-is-gpu-infrastructure/23"}
 WRONG = {
     "bytes-per-parameter": {"bytes_per_parameter": "3", "total": "1 GB", "gpus": "99"},
     "will-it-fit": {"per_gpu": "0.5 GB"},

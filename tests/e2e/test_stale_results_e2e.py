@@ -110,7 +110,7 @@ def expected(server: Server, name: str, index: int, step: int, values: dict[str,
     r = httpx.get(f"{server.url}/widgets/{name}", params=query, headers={"HX-Request": "true"})
     assert r.status_code == 200, (values, r.text[:400])
     result = re.search(rf'<div class="widget-result[^"]*" id="w{index}-result".*?(?=<span id="w{index}-used")',
-                       r.text, re.S)  # fmt: skip
+                       r.text, re.S)
     panel = re.search(r'<span class="panel-summary">(.*?)</span>', r.text, re.S)
     assert result
     return result.group(0), visible_text(panel.group(1)) if panel else ""

@@ -92,20 +92,20 @@ class DrillLearner:
         return answers_for(name, self.parameters(self.open(name)))
 
     def answer(self, name: str, answers: dict[str, str], *, htmx: bool = True, csrf: bool = True,
-               question: int | None = None) -> Response:  # fmt: skip
+               question: int | None = None) -> Response:
         page = self.open(name)
         form = {"lesson": "drills", "step": str(STEPS[name]), "block": "1",
                 "question": str(self.question_number(page) if question is None else question),
-                **{f"answer-{k}": v for k, v in answers.items()}}  # fmt: skip
+                **{f"answer-{k}": v for k, v in answers.items()}}
         if csrf:
             form["csrf_token"] = self.csrf(page)
         return self.client.post(f"/drills/{name}/answer", data=form, headers=HX if htmx else {},
-                                follow_redirects=False)  # fmt: skip
+                                follow_redirects=False)
 
     def next_question(self, name: str) -> Response:
         page = self.open(name)
         form = {"lesson": "drills", "step": str(STEPS[name]), "block": "1",
-                "question": str(self.question_number(page)), "csrf_token": self.csrf(page)}  # fmt: skip
+                "question": str(self.question_number(page)), "csrf_token": self.csrf(page)}
         return self.client.post(f"/drills/{name}/next", data=form, headers=HX)
 
     def answer_right(self, name: str) -> Response:

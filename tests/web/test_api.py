@@ -12,7 +12,7 @@ from app.web import api as api_module
 from app.web import errors
 
 PER_GPU = {"weights", "kv_cache", "activations", "loss_head", "gradients", "optimizer", "runtime", "total",
-           "capacity"}  # fmt: skip
+           "capacity"}
 
 
 @pytest.fixture
@@ -159,6 +159,6 @@ def test_cost_compares_owning_and_renting_at_a_utilisation(api: TestClient) -> N
 def test_the_api_is_documented_in_openapi(api: TestClient) -> None:
     paths = api.get("/openapi.json").json()["paths"]
     for path in ("/api/plan", "/api/models", "/api/hardware", "/api/roofline", "/api/training-run",
-                 "/api/serving-run", "/api/cost"):  # fmt: skip
+                 "/api/serving-run", "/api/cost"):
         assert path in paths
     assert "description" in paths["/api/plan"]["post"] or "summary" in paths["/api/plan"]["post"]

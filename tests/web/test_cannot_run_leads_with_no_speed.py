@@ -42,7 +42,7 @@ def _compute_time_runs(q: dict[str, object]) -> bool:
     request = PlanRequest(
         model=str(q["model"]), mode="train", gpus=min(int(str(q["gpus"])), MAX_GPUS), sharding="zero3",
         context_tokens=SEQUENCE_TOKENS, activation_checkpointing="full",
-    )  # fmt: skip
+    )
     return make_plan(request).fits
 
 
@@ -60,7 +60,7 @@ def _training_run_runs(q: dict[str, object]) -> bool:
     run = TrainingRun(
         model=str(q["model"]), gpus=int(str(q["gpus"])), sharding="zero3", batch_size=1,
         context_tokens=RUN_SEQUENCE_TOKENS, activation_checkpointing=RUN_CHECKPOINTING,
-    )  # fmt: skip
+    )
     try:
         simulate_training(run, 0, 0)
     except DoesNotFit:
@@ -77,7 +77,7 @@ SWEEPS: dict[str, tuple[dict[str, list[object]], Callable[[dict[str, object]], b
     "cpu-vs-gpu": ({"view": ["timing"], "model": MODELS, "workload": ["prefill", "decode", "train-step"]},
                    _cpu_vs_gpu_runs),
     "training-run": ({"model": MODELS, "gpus": [1, 8, 64]}, _training_run_runs),
-}  # fmt: skip
+}
 
 
 def cases() -> Iterator[tuple[str, dict[str, object]]]:

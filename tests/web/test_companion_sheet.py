@@ -27,7 +27,7 @@ def csrf(client: TestClient) -> str:
 
 def save(client: TestClient, htmx: bool = True, **fields: str) -> tuple[int, str]:
     r = client.post(SHEET, data={"csrf_token": csrf(client), **fields}, headers=HX if htmx else {},
-                    follow_redirects=False)  # fmt: skip
+                    follow_redirects=False)
     return r.status_code, r.text
 
 
@@ -37,12 +37,12 @@ def report(seconds: float = 0.02, source: str = "terminal", checksum: float = 43
         "source": source, "size_bytes": 1_000_000, "values": 100_000, "repeat": 3,
         "environment": {"runtime": "CPython 3.11.7", "platform": "Linux", "processor": "AMD EPYC", "cores": 2},
         "phases": {"read": phase, "parse": phase, "arithmetic": phase}, "checksum": checksum,
-    }  # fmt: skip
+    }
 
 
 def test_what_the_learner_types_is_saved_and_comes_back_on_reload(client: TestClient) -> None:
     code, body = save(client, input="Photos on the team share", input_0_label="photos", input_0_value="1,281,167",
-                      input_0_status="known")  # fmt: skip
+                      input_0_status="known")
     assert code == 200 and "All changes saved." in body
     page = client.get(SHEET).text
     assert re.search(r'<textarea id="sheet-input"[^>]*>Photos on the team share</textarea>', page)
@@ -54,7 +54,7 @@ def test_what_the_learner_types_is_saved_and_comes_back_on_reload(client: TestCl
 def test_a_number_to_measure_needs_a_note_and_nothing_saved_is_lost(client: TestClient) -> None:
     save(client, input="Photos on the team share")
     code, body = save(client, input="photos", input_0_label="photos", input_0_value="1,281,167",
-                      preparation="decode and resize")  # fmt: skip
+                      preparation="decode and resize")
     assert code == 422
     assert re.search(
         r'id="sheet-input-error" hx-swap-oob="true">“photos” is marked to measure but holds a figure', body
@@ -69,7 +69,7 @@ def test_numbers_under_one_heading_are_marked_one_by_one(client: TestClient) -> 
     code, _ = save(client, input="photos on the share",
                    input_0_label="photos", input_0_value="1,281,167", input_0_status="known",
                    input_1_label="total size", input_1_value="140 GB", input_1_note="du -sh on the share, 3 May",
-                   input_2_label="images decoded a second", input_2_value="")  # fmt: skip
+                   input_2_label="images decoded a second", input_2_value="")
     assert code == 200
     page = client.get(SHEET).text
     assert re.search(r'name="input_0_status" value="known" checked', page)
@@ -80,7 +80,7 @@ def test_numbers_under_one_heading_are_marked_one_by_one(client: TestClient) -> 
 
 def test_without_javascript_a_refused_field_keeps_what_was_typed_beside_its_message(client: TestClient) -> None:
     code, body = save(client, htmx=False, input_0_label="size", input_0_value="about 140 GB",
-                      next="/lessons/understanding-the-work/5")  # fmt: skip
+                      next="/lessons/understanding-the-work/5")
     assert code == 422 and "<html" in body
     assert 'value="about 140 GB"' in body and 'id="sheet-input-error">“size” is marked to measure' in body
     code, _ = save(client, htmx=False, input="photos", next="/lessons/understanding-the-work/5")
@@ -90,10 +90,10 @@ def test_without_javascript_a_refused_field_keeps_what_was_typed_beside_its_mess
 def test_a_save_without_javascript_returns_to_the_step_and_never_elsewhere(client: TestClient) -> None:
     token = csrf(client)
     ok = client.post(SHEET, data={"csrf_token": token, "input": "x", "next": "/lessons/understanding-the-work/5"},
-                     follow_redirects=False)  # fmt: skip
+                     follow_redirects=False)
     assert ok.headers["location"] == "/lessons/understanding-the-work/5#sheet"
     away = client.post(SHEET, data={"csrf_token": token, "input": "y", "next": "https://evil.example/"},
-                       follow_redirects=False)  # fmt: skip
+                       follow_redirects=False)
     assert away.headers["location"] == "/companion/sheet#sheet"
 
 
@@ -126,7 +126,7 @@ def test_each_learner_sees_only_their_own_sheet(client: TestClient) -> None:
 def test_markdown_export_keeps_empty_fields_empty_and_says_how_numbers_were_measured(client: TestClient) -> None:
     save(client, input="photos on the share", input_0_label="photos", input_0_value="1,281,167",
          input_0_note="counted on the share", computation="a classifier", computation_0_label="parameters",
-         computation_0_value="25.6 M", computation_0_status="known")  # fmt: skip
+         computation_0_value="25.6 M", computation_0_status="known")
     r = client.get("/companion/sheet.md")
     assert r.headers["content-type"].startswith("text/markdown") and "attachment" in r.headers["content-disposition"]
     md = r.text
@@ -149,7 +149,7 @@ def test_json_export_has_the_same_fields(client: TestClient) -> None:
 
 def test_pasted_terminal_json_is_attached_and_exported(client: TestClient) -> None:
     r = client.post("/companion/sheet/profiles", data={"csrf_token": csrf(client), "source": "terminal",
-                    "report": json.dumps(report())}, headers=HX)  # fmt: skip
+                    "report": json.dumps(report())}, headers=HX)
     assert r.status_code == 200 and 'data-source="terminal"' in r.text
     assert re.search(r'<tr data-phase="parse"><th scope="row">parse</th><td class="num">24 ms</td>', r.text)
     md = client.get("/companion/sheet.md").text
@@ -173,7 +173,7 @@ def test_pasted_text_that_is_not_a_profile_gets_its_message_beside_the_box(
     client: TestClient, text: str, message: str
 ) -> None:
     r = client.post("/companion/sheet/profiles", data={"csrf_token": csrf(client), "source": "terminal",
-                    "report": text}, headers=HX)  # fmt: skip
+                    "report": text}, headers=HX)
     assert r.status_code == 422
     assert re.search(rf'id="paste-report-error" hx-swap-oob="true">[^<]*{re.escape(html.escape(message, quote=False))}',
                      r.text)
@@ -189,11 +189,11 @@ def test_a_browser_result_whose_sum_is_wrong_is_refused(client: TestClient) -> N
     good["checksum"] = expected
     token = csrf(client)
     ok = client.post("/companion/sheet/profiles", data={"csrf_token": token, "source": "browser",
-                     "report": json.dumps(good)}, headers=HX)  # fmt: skip
+                     "report": json.dumps(good)}, headers=HX)
     assert ok.status_code == 200 and 'id="profile-attach-note" hx-swap-oob="true">Attached to your sheet.' in ok.text
     bad = {**good, "checksum": expected - 1000}
     r = client.post("/companion/sheet/profiles", data={"csrf_token": token, "source": "browser",
-                    "report": json.dumps(bad)}, headers=HX)  # fmt: skip
+                    "report": json.dumps(bad)}, headers=HX)
     assert r.status_code == 422 and "the parse missed or misread some numbers" in r.text
 
 

@@ -70,7 +70,7 @@ def answer(client: TestClient, answers: dict[str, str], htmx: bool = True) -> Re
     page = client.get(STEP).text
     _, number, token = shown(page)
     form = {"lesson": "training-state", "step": "1", "block": "1", "question": str(number), "csrf_token": token,
-            **{f"answer-{k}": v for k, v in answers.items()}}  # fmt: skip
+            **{f"answer-{k}": v for k, v in answers.items()}}
     return client.post(f"/drills/{NAME}/answer", data=form, headers=HX if htmx else {}, follow_redirects=False)
 
 
@@ -100,9 +100,9 @@ def test_no_response_before_an_answer_gives_the_answer_away(client: TestClient, 
     page = client.get(STEP)
     responses = [page, client.get(f"{STEP}?hints=9")]
     responses += [client.get(f"/drills/{NAME}/hint?lesson=training-state&step=1&block=1&shown={n}", headers=HX)
-                  for n in range(3)]  # fmt: skip
+                  for n in range(3)]
     responses += [answer(client, {"bytes_per_parameter": "", "total": "5 GB/s", "gpus": "two cats"}),
-                  answer(client, {"total": "5 GB/s"}, htmx=False)]  # fmt: skip
+                  answer(client, {"total": "5 GB/s"}, htmx=False)]
     for response in responses:
         assert response.status_code in (200, 422), response.status_code
         assert sorted(s for s in hidden if s in everything(response)) == [], response.request.url
@@ -146,7 +146,7 @@ def test_three_right_first_tries_master_it_and_the_step_is_done(client: TestClie
         if n < 2:
             _, number, token = shown(page)
             client.post(f"/drills/{NAME}/next", headers=HX, data={"lesson": "training-state", "step": "1",
-                        "block": "1", "question": str(number), "csrf_token": token})  # fmt: skip
+                        "block": "1", "question": str(number), "csrf_token": token})
     assert "Drill mastered" in response.text
     assert 'data-state="mastered"' in client.get(STEP).text
     assert 'data-step="1" data-state="mastered"' in client.get("/lessons/training-state").text
@@ -180,7 +180,7 @@ def test_the_class_dashboard_counts_the_declared_drill(tmp_path: Path) -> None:
     assert stat is not None, "the dashboard has no entry for the declared drill"
     assert f"({NAME})" in stat.group(1)
     assert re.search(r"<span data-attempts>1</span> answer from 1 learner · <strong data-share>100 %</strong> right",
-                     stat.group(1)), stat.group(1)  # fmt: skip
+                     stat.group(1)), stat.group(1)
 
 
 def test_a_second_lessons_folder_is_served_beside_the_first_and_a_class_can_be_made_for_it(tmp_path: Path) -> None:

@@ -212,7 +212,7 @@ def test_a_mistake_met_but_missed_shows_as_met_not_right(drills: DrillLearner) -
 def test_a_right_answer_after_seeing_the_solution_does_not_count_toward_mastery(drills: DrillLearner) -> None:
     for _ in range(3):
         drills.answer("spot-the-mistake", {"mistake": next(iter({"a", "b", "c", "d"} - {
-            drills.right_answers("spot-the-mistake")["mistake"]}))})  # fmt: skip
+            drills.right_answers("spot-the-mistake")["mistake"]}))})
         again = drills.answer_right("spot-the-mistake")
         assert "✓ All right" in again.text and "answer 2 to this question" in again.text
         drills.next_question("spot-the-mistake")
@@ -258,7 +258,7 @@ def test_a_form_naming_a_drill_the_step_does_not_have_is_a_404(drills: DrillLear
 def test_the_real_lessons_hold_their_drills(lessons_client: TestClient) -> None:
     for url, name in (("/lessons/what-ai-workloads-need/7", "bytes-per-parameter"),
                       ("/lessons/what-ai-workloads-need/17", "will-it-fit"),
-                      ("/lessons/what-is-gpu-infrastructure/23", "spot-the-mistake")):  # fmt: skip
+                      ("/lessons/what-is-gpu-infrastructure/23", "spot-the-mistake")):
         page = lessons_client.get(url).text
         assert f'data-drill="{name}"' in page, url
 
@@ -287,7 +287,7 @@ def test_the_api_grades_answers_as_typed_and_returns_the_expected_values(drill_c
     graded = drill_client.post("/api/drills/will-it-fit/grade", json={"seed": 5, "answers": right}).json()
     assert graded["correct"] and graded["score"] == 1 and graded["solution"]
     wrong = drill_client.post("/api/drills/will-it-fit/grade",
-                              json={"seed": 5, "answers": {**right, "per_gpu": "1 GB"}}).json()  # fmt: skip
+                              json={"seed": 5, "answers": {**right, "per_gpu": "1 GB"}}).json()
     part = next(p for p in wrong["parts"] if p["id"] == "per_gpu")
     # two parts of three: float rounding only
     assert part["correct"] is False and part["expected"] > 1 and wrong["score"] == pytest.approx(2 / 3, rel=1e-9)
@@ -295,7 +295,7 @@ def test_the_api_grades_answers_as_typed_and_returns_the_expected_values(drill_c
 
 def test_the_api_refuses_unreadable_answers_and_unknown_drills(drill_client: TestClient) -> None:
     bad = drill_client.post("/api/drills/bytes-per-parameter/grade",
-                            json={"seed": 1, "answers": {"bytes_per_parameter": "16", "total": "9 W"}})  # fmt: skip
+                            json={"seed": 1, "answers": {"bytes_per_parameter": "16", "total": "9 W"}})
     assert bad.status_code == 422
     fields = {d["field"] for d in bad.json()["detail"]}
     assert fields == {"answers.total", "answers.gpus"}
@@ -328,7 +328,7 @@ def test_an_answer_leaves_out_the_panel_the_page_already_shows(drills: DrillLear
     page = drills.open("will-it-fit")
     form = {"lesson": "drills", "step": "2", "block": "1", "question": str(drills.question_number(page)),
             "csrf_token": drills.csrf(page), "panel_key": key.group(1),
-            **{f"answer-{k}": v for k, v in drills.right_answers("will-it-fit").items()}}  # fmt: skip
+            **{f"answer-{k}": v for k, v in drills.right_answers("will-it-fit").items()}}
     again = drills.client.post("/drills/will-it-fit/answer", data=form, headers={"HX-Request": "true"})
     assert again.status_code == 200 and "✓ All right" in again.text
     assert 'id="dgx-panel"' not in again.text

@@ -28,7 +28,7 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", _drills_app())
 
 @schema.parametrize()
 @settings(max_examples=60, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])  # fmt: skip
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 def test_the_drills_api_never_fails_and_explains_every_refusal(case: schemathesis.Case) -> None:
     # Answers that match the schema may still be unreadable ("12 parsecs"): those answer 422.
     response = case.call_and_validate(excluded_checks=[positive_data_acceptance])

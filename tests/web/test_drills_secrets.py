@@ -26,7 +26,7 @@ def size_forms(nbytes: float) -> set[str]:
     """Ways a size could be written out: the filters' text and the plain digits."""
     g = nbytes / 1e9
     return {gb(nbytes), gib(nbytes), f"{g:.2f}", f"{g:.1f} GB", f"{nbytes:.0f}", f"{nbytes:,.0f}",
-            f"{nbytes / 2**30:.2f}"}  # fmt: skip
+            f"{nbytes / 2**30:.2f}"}
 
 
 def secrets(q: Question, solution: Solution) -> set[str]:
@@ -59,7 +59,7 @@ def responses_before_answering(client: TestClient, name: str) -> Iterator[Respon
     yield client.get(f"/lessons/drills/{step}?hints=9")
     form = {"lesson": "drills", "step": str(step), "block": "1", "question": str(d.question_number(page.text)),
             "csrf_token": d.csrf(page.text), "answer-total": "5 GB/s", "answer-per_gpu": "9 W",
-            "answer-mistake": "z", "answer-fits": "perhaps"}  # fmt: skip
+            "answer-mistake": "z", "answer-fits": "perhaps"}
     yield client.post(f"/drills/{name}/answer", data=form, headers=HX)
     yield client.post(f"/drills/{name}/answer", data=form)
     yield client.post(f"/drills/{name}/answer", data={**form, "question": "7"}, headers=HX)
@@ -97,5 +97,5 @@ def test_after_an_answer_the_worked_solution_does_show_the_expected_values(drill
     total = drill.solve(q).expected["total"]
     assert isinstance(total, float)
     response = DrillLearner(drill_client).answer("bytes-per-parameter", {"bytes_per_parameter": "1", "total": "1",
-                                                                           "gpus": "1"})  # fmt: skip
+                                                                           "gpus": "1"})
     assert gb(total) in response.text  # so the scan above would have seen it, had it leaked

@@ -44,13 +44,13 @@ def test_every_step_link_names_its_lesson_since_each_lesson_has_a_step_3(lessons
     glossary = lessons_client.get("/glossary").text
     links = re.findall(r'<a href="/lessons/([a-z0-9-]+)/(\d+)">([^<]*)</a>', glossary)
     titles = {"what-ai-workloads-need": "What AI Workloads Need", "understanding-the-work": "Understanding the work",
-              "what-is-gpu-infrastructure": "What is GPU infrastructure?"}  # fmt: skip
+              "what-is-gpu-infrastructure": "What is GPU infrastructure?"}
     assert len(links) >= 30 and {slug for slug, _, _ in links} <= set(titles)
     for slug, number, label in links:
         assert html.unescape(label).startswith(f"{titles[slug]} · step {number}: "), label
     page = lessons_client.get("/lessons/what-ai-workloads-need/1").text  # quantization: taught in the companion
     inline = re.search(r'<dfn>quantization</dfn>:[^<]*<a href="/lessons/what-is-gpu-infrastructure/14">([^<]*)</a>',
-                       page)  # fmt: skip
+                       page)
     assert inline and inline.group(1) == "What is GPU infrastructure? · step 14: Quantization support"
 
 
@@ -124,7 +124,7 @@ def test_an_opened_term_in_a_widget_names_the_step_that_teaches_it(lessons_clien
 # which a definition would not teach (every other one, MFU, TTFT, ZeRO-3, PUE, ..., is jargon the glossary explains).
 NAMES = {"AI", "CPU", "GPU", "GB", "GiB", "MB", "MiB", "TB", "GB/s", "MB/s", "TB/s", "GHz", "DDR5", "DGX", "HGX",
          "NVIDIA", "SXM", "SXM4", "SXM5", "JSON", "JavaScript", "US", "EIA", "SemiAnalysis", "vLLM", "TensorRT-LLM",
-         "FlashAttention", "GPT-3", "KV", "ETA"}  # fmt: skip
+         "FlashAttention", "GPT-3", "KV", "ETA"}
 
 
 def test_every_abbreviation_a_widget_shows_is_in_the_glossary(lessons_client: TestClient) -> None:

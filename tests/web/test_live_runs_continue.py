@@ -17,7 +17,7 @@ ENVELOPE = "&w=1&lesson=what-ai-workloads-need"
 
 def state(html: str) -> str:
     return "&".join(f"{k}={v}" for k, v in re.findall(
-        r'<input type="hidden" name="(started_at|elapsed|run_of|segments)" value="([^"]*)">', html))  # fmt: skip
+        r'<input type="hidden" name="(started_at|elapsed|run_of|segments)" value="([^"]*)">', html))
 
 
 def value(html: str, key: str) -> str:

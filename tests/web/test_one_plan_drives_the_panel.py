@@ -63,7 +63,7 @@ def test_at_most_one_widget_on_a_step_places_work_and_the_panel_names_it(
 
 @pytest.mark.parametrize("parameters", ["8.03e9", "70e9", "405e9", "1e12"])
 def test_the_weights_only_calculator_never_changes_the_panel_the_plan_draws(lessons_client: TestClient,
-                                                                            parameters: str) -> None:  # fmt: skip
+                                                                            parameters: str) -> None:
     """Learner walk W1: 70e9 in the calculator turned the panel red beside a plan that fits."""
     guess(lessons_client, 1, 2, "25")
     page = lessons_client.get(f"{FLAGSHIP}/1").text
@@ -71,7 +71,7 @@ def test_the_weights_only_calculator_never_changes_the_panel_the_plan_draws(less
     key = re.search(r'data-key="([0-9a-f]+)"', panel(page))
     assert key
     r = lessons_client.get(f"/widgets/weight-storage?w=1&lesson=what-ai-workloads-need&step=1&parameters={parameters}"
-                           f"&bits=16&panel_key={key[1]}", headers=HX)  # fmt: skip
+                           f"&bits=16&panel_key={key[1]}", headers=HX)
     assert r.status_code == 200 and 'id="dgx-panel"' not in r.text
     reloaded = lessons_client.get(f"{FLAGSHIP}/1?w1.parameters={parameters}").text
     assert panel(reloaded) == panel(page)

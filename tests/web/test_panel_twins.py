@@ -39,7 +39,7 @@ def test_each_gpu_bar_says_in_words_what_it_holds(client: TestClient) -> None:
     html = client.get("/widgets/plan?model=llama-3.1-8b&gpus=2", headers=HX).text
     mem = make_plan(SERVE_8B_ON_2).per_gpu
     parts = [("weights", mem.weights), ("kv cache", mem.kv_cache), ("activations", mem.activations),
-             ("runtime", mem.runtime)]  # fmt: skip
+             ("runtime", mem.runtime)]
     held = ", ".join(f"{name} {gb(size, 1)}" for name, size in parts if size > 0)
     labels = bar_labels(html)
     assert sorted(labels) == list(range(node().gpus))
@@ -76,7 +76,7 @@ def test_the_legend_names_every_part_a_gpu_can_hold_in_stacking_order(client: Te
     names = [re.sub(r"<[^>]+>", "", item).strip() for item in re.findall(r"<li>(.*?)</li>", legend.group(1), re.S)]
     assert names[:7] == [
         "Weights", "KV cache", "Activations", "Loss head", "Gradients", "Optimizer state", "Runtime"
-    ]  # fmt: skip
+    ]
 
 
 def test_the_panel_shows_the_widgets_gb_figure_rounded_by_one_rule_for_every_plan(client: TestClient) -> None:
@@ -89,7 +89,7 @@ def test_the_panel_shows_the_widgets_gb_figure_rounded_by_one_rule_for_every_pla
                 url = f"/widgets/plan?model={model}&precision={precision}&gpus={gpus}&context_tokens={context}"
                 html = client.get(url, headers=HX).text
                 headline = re.search(r'data-value="verdict">.*?<span data-value="total">([\d,]+\.\d\d) GB</span>',
-                                     html, re.S)  # fmt: skip
+                                     html, re.S)
                 assert headline, url
                 two = Decimal(headline.group(1).replace(",", ""))
                 one = f"{two.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):,.1f} GB"
@@ -110,7 +110,7 @@ def power(html: str) -> tuple[list[str], str]:
 
 
 def test_a_running_training_run_draws_full_power_and_an_idle_node_idle_power(client: TestClient,
-                                                                             clock: Clock) -> None:  # fmt: skip
+                                                                             clock: Clock) -> None:
     url = "/widgets/training-run?play_seconds=20&w=1&model=llama-3.1-8b&gpus=8&loader_samples_per_second=1000"
     ready = client.get(url, headers=HX).text
     loaded = gpu_watts(0.0, loaded=True)  # each GPU holds its share of the training state: 140 W, not a bare 70 W

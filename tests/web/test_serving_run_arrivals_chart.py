@@ -25,7 +25,7 @@ def bars(html: str) -> list[tuple[float, float]]:
 
 @pytest.mark.parametrize("wall_seconds", [6, 20, 30, 45, 59])  # 30 s to 295 s of simulated time
 def test_every_arrivals_bar_keeps_its_width_late_in_the_run(client: TestClient, clock: Clock,
-                                                            wall_seconds: int) -> None:  # fmt: skip
+                                                            wall_seconds: int) -> None:
     started = client.get(f"{URL}&arrival_rate=5&action=start", headers=HX)
     clock.now += wall_seconds
     html = client.get(f"{URL}&arrival_rate=5&{hidden(started.text)}", headers=HX).text

@@ -39,7 +39,7 @@ class Page:
     def type(self, **changes: str) -> tuple[int, str]:
         self.fields.update(changes)
         query = {**self.fields, **{f"used.{k}": v for k, v in self.used.items()}, "w": "1",
-                 "lesson": FLAGSHIP.rsplit("/", 1)[1], "step": str(self.step)}  # fmt: skip
+                 "lesson": FLAGSHIP.rsplit("/", 1)[1], "step": str(self.step)}
         r = self.client.get(f"/widgets/{self.name}", params=query, headers=HX)
         assert r.status_code in (200, 422) and "Traceback" not in r.text
         self.used = self._used(r.text)
@@ -49,7 +49,7 @@ class Page:
 
 def result(html: str) -> str:
     match = re.search(r'<div class="widget-result[^"]*" id="w1-result".*?(?=<p class="field-error"|<span id="w1-used")',
-                      html, re.S)  # fmt: skip
+                      html, re.S)
     assert match, "no result"
     return match.group(0)
 

@@ -151,7 +151,7 @@ def test_step_19_70b_is_not_timed_on_one_h100_that_cannot_hold_it(client: TestCl
 
 
 def test_step_8_quotes_what_the_run_shows_once_its_batch_of_32_is_full(lessons_client: TestClient,
-                                                                       clock: Clock) -> None:  # fmt: skip
+                                                                       clock: Clock) -> None:
     url = "/widgets/serving-run?play_seconds=60&w=1&lesson=what-ai-workloads-need&step=8&arrival_rate=20"
     started = lessons_client.get(f"{url}&action=start", headers=HX).text
     clock.now += 12  # a simulated minute: the batch has long been full
@@ -184,7 +184,7 @@ def test_step_5_explains_its_per_gpu_memory_against_step_4s(lessons_client: Test
 
 def test_step_1_one_idle_chat_user_leaves_the_gpu_idle_in_the_panel(client: TestClient) -> None:
     html = client.get("/widgets/plan?model=llama-3.1-8b&mode=serve&gpus=1&batch_size=1&context_tokens=8192",
-                      headers=HX).text  # fmt: skip
+                      headers=HX).text
     gpu0 = html.split('data-gpu="0"')[1].split("</li>")[0]
     assert "0 % busy · 140 W" in gpu0 and "100 %" not in gpu0  # a GPU holding a model, idle (app.engine.power)
     assert "idle until a request arrives" in html

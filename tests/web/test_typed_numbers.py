@@ -72,7 +72,7 @@ def _storage(client: TestClient, typed: str) -> str:
     ("70B", "70e9"), ("70b", "70e9"), ("8b", "8e9"), ("8 B", "8e9"), ("1.5T", "1.5e12"), ("405 billion", "405e9"),
     ("405 Billion", "405e9"), ("7,000,000,000", "7e9"), ("7 000 000 000", "7e9"), ("12,000k", "1.2e7"),
     ("20 million", "2e7"), ("3bn", "3e9"),
-])  # fmt: skip
+])
 def test_a_parameter_count_reads_as_people_write_it(client: TestClient, typed: str, same_as: str) -> None:
     assert _storage(client, typed) == _storage(client, same_as)
 
@@ -107,7 +107,7 @@ def _csrf(page: str) -> str:
     ("1e30", "more than any plan here"),
     ("1e6", "1,000,000 GB is far more than any plan here"),
     ("lots", "Enter a number, such as 19 or 19.5 GB."),
-])  # fmt: skip
+])
 def test_the_predict_box_answers_in_english(lessons_client: TestClient, typed: str, says: str) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/1").text
     data = {"csrf_token": _csrf(page), "lesson": "what-ai-workloads-need", "step": "1", "w": "2", "guess": typed,

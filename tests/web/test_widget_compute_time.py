@@ -58,7 +58,7 @@ def test_step_13_places_the_training_run_on_dgx_1(lessons_client: TestClient) ->
     panel = page[page.index('id="dgx-panel"') :]
     assert "training Llama 3.1 8B on 8 GPUs at 40 % MFU" in panel
     plan = make_plan(PlanRequest(model="llama-3.1-8b", mode="train", gpus=8, sharding="zero3",
-                                 context_tokens=SEQUENCE_TOKENS, activation_checkpointing="full"))  # fmt: skip
+                                 context_tokens=SEQUENCE_TOKENS, activation_checkpointing="full"))
     assert utilisations(panel) == ["100 % busy · 700 W"] * 8 and f'data-used="{plan.per_gpu.total}"' in panel
     # 32.0 GB since issue 12 (was 20.0): the loss head's 10.6 GB and the layer being recomputed (1.4 GB).
     assert "ZeRO-3 over the 8 GPUs, one sequence of 8,192 tokens a GPU" in page and "32.0 GB on each GPU" in page

@@ -64,7 +64,7 @@ def test_when_renting_always_wins_it_says_so(client: TestClient) -> None:
 def test_bad_prices_are_refused_beside_their_fields(client: TestClient) -> None:
     for query, field, message in (("years=50", "years", "Must be at most 20"),
                                   ("utilisation=1.5", "utilisation", "Must be at most 1"),
-                                  ("power_price=cheap", "power_price", "Enter a number")):  # fmt: skip
+                                  ("power_price=cheap", "power_price", "Enter a number")):
         r = client.get(f"/widgets/own-vs-rent?{query}", headers=HX)
         assert r.status_code == 422
         assert re.search(rf'id="w1-{field}-error" hx-swap-oob="true">{message}', r.text), query

@@ -25,10 +25,10 @@ def test_the_energy_is_that_of_the_nodes_the_room_can_run(client: TestClient, ro
     for nodes in (1, 2, 4, 8):
         for load in (0.3, 0.7, 1.0):
             said = text(client.get(f"/widgets/power-energy?nodes={nodes}&load={load}&days=30{room}",
-                                   headers=HX).text)  # fmt: skip
+                                   headers=HX).text)
             per_node = re.search(r"a node draws ([\d.,]+ k?W)", said)
             energy = re.search(r"(?:The (\d+) nodes? the room can run (?:uses|use) )?([\d,]+) kWh over ([\d,]+) hours",
-                               said)  # fmt: skip
+                               said)
             assert per_node and energy, said
             fed = re.search(r"it can feed and cool (\d+) node", said) or re.search(r"it holds (\d+) node", said)
             running = int(energy.group(1)) if energy.group(1) else nodes

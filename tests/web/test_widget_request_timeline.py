@@ -16,7 +16,7 @@ HX = {"HX-Request": "true"}
 def widths(html: str, phase: str) -> dict[str, float]:
     """Width of each row's prefill or decode block, by row key."""
     rows = re.findall(rf'<g data-row="(\w+)">.*?class="phase-{phase}" x="[\d.]+" y="[\d.]+" width="([\d.]+)"', html,
-                      re.S)  # fmt: skip
+                      re.S)
     return {key: float(w) for key, w in rows}
 
 

@@ -77,7 +77,7 @@ def test_below_capacity_the_service_keeps_up(client: TestClient, clock: Clock) -
 
 
 def test_past_saturation_queue_and_first_token_time_keep_growing_and_it_says_so(client: TestClient,
-                                                                                clock: Clock) -> None:  # fmt: skip
+                                                                                clock: Clock) -> None:
     _, early = run(client, clock, "&arrival_rate=12", 12)
     clock.now += 24
     later = client.get(f"{URL}&arrival_rate=12&{hidden(early)}", headers=HX).text
@@ -95,7 +95,7 @@ def test_a_larger_batch_limit_raises_capacity(client: TestClient, clock: Clock) 
 
 
 def test_the_panel_holds_weights_and_the_reserved_kv_cache_and_shows_load(client: TestClient,
-                                                                          clock: Clock) -> None:  # fmt: skip
+                                                                          clock: Clock) -> None:
     _, html = run(client, clock, "&arrival_rate=12", 12)
     assert 'id="dgx-panel"' in html and "serving Llama 3.1 8B on 1 GPU: saturated, the queue grows" in html
     assert '<span class="gpu-util">100 % busy' in html
@@ -131,9 +131,9 @@ def test_a_model_too_big_for_dgx1_cannot_start(client: TestClient, clock: Clock)
     ("max_batch=3", "max_batch", "Choose one of: 1, 4, 8, 16, 32, 64, 128, 256"),
     ("model=gpt-5", "model", "Unknown model"),
     ("seed=-1", "seed", "Must be at least 0"),
-])  # fmt: skip
+])
 def test_bad_input_is_refused_beside_its_field(client: TestClient, clock: Clock, query: str, field: str,
-                                               message: str) -> None:  # fmt: skip
+                                               message: str) -> None:
     r = client.get(f"{URL}&{query}", headers=HX)
     assert r.status_code == 422
     assert re.search(rf'id="w1-{field}-error" hx-swap-oob="true">{message}', r.text)
@@ -158,7 +158,7 @@ def test_another_seed_brings_other_arrivals(client: TestClient, clock: Clock) ->
 
 @pytest.mark.parametrize(("rate", "wall_seconds"), [(2.0, 20), (12.0, 12)])
 def test_the_throughput_shown_is_the_engines_for_the_same_service(client: TestClient, clock: Clock, rate: float,
-                                                                  wall_seconds: float) -> None:  # fmt: skip
+                                                                  wall_seconds: float) -> None:
     _, html = run(client, clock, f"&arrival_rate={rate:g}", wall_seconds)
     simulated = wall_seconds * SIMULATED_SECONDS / 60  # URL plays the run's five minutes in 60 s
     snap = simulate_serving(ServingRun(model="llama-3.1-8b", gpus=1, arrival_rate=rate, max_batch=32), 1, simulated)

@@ -34,7 +34,7 @@ def value(html: str, key: str) -> str:
 def plan_says(client: TestClient, model: str, gpus: int, batch: int) -> str:
     """The plan widget's verdict line for the serving run's own scenario (1,000 prompt and 500 output tokens)."""
     query = (f"mode=serve&model={model}&gpus={gpus}&batch_size={batch}&context_tokens=1500&prompt_tokens=1000"
-             "&output_tokens=500&precision=bf16")  # fmt: skip
+             "&output_tokens=500&precision=bf16")
     html = client.get(f"/widgets/plan?{query}", headers=HX).text
     found = re.search(r'data-value="verdict">(.*?)</p>', html, re.S)
     assert found, "the plan widget gave no verdict"
@@ -51,7 +51,7 @@ def test_the_run_the_panel_and_the_plan_widget_never_disagree_about_fitting(
     for max_batch in BATCH_CHOICES:
         for rate, started in [(r, f"&started_at={clock.now - 30:.0f}&run_of=") for r in RATES] + [(1.0, "")]:
             html = client.get(f"{URL}&model={model}&max_batch={max_batch}&arrival_rate={rate:g}{started}",
-                              headers=HX).text  # fmt: skip
+                              headers=HX).text
             refused = "data-refusal" in html
             assert panel_fits(html) is not refused, (model, max_batch, rate)
             if refused:
@@ -87,7 +87,7 @@ def test_a_model_too_big_for_dgx1_refuses_naming_only_a_control_the_widget_has(
 def test_step_8_prose_and_the_widget_name_the_same_gpus_and_batch_for_the_70b(lessons_client: TestClient) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/8?w1.model=llama-3.1-70b&w1.max_batch=256").text
     prose = re.search(r"the run loads it on (\d+) GPUs, the fewest that hold it, and their memory caps the batch at "
-                      r"(\d+) sequences", page)  # fmt: skip
+                      r"(\d+) sequences", page)
     assert prose, "step 8 no longer says where the 70B runs"
     widget = page[page.index('data-widget="serving-run"') :]
     assert f"were loaded once onto {prose[1]} GPUs" in widget
@@ -113,7 +113,7 @@ def states_along(client: TestClient, clock: Clock, rates: list[float]) -> list[s
     [40, 1, 1, 1, 1],
     [1, 12, 12, 5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
     [2, 2, 2],
-])  # fmt: skip
+])
 def test_the_status_and_the_explanation_follow_the_queue(client: TestClient, clock: Clock, rates: list[float]) -> None:
     """Learner walk W21: never 'keeping up' beside a queue; draining says how long until it clears; the status
     line, the callout and the panel name one state."""

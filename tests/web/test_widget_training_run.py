@@ -32,7 +32,7 @@ def value(html: str, key: str) -> str:
 
 def state(response_html: str) -> dict[str, str]:
     return dict(re.findall(r'<input type="hidden" name="(started_at|elapsed|run_of|segments)" value="([^"]*)">',
-                           response_html))  # fmt: skip
+                           response_html))
 
 
 def start(client: TestClient, clock: Clock, extra: str = "") -> dict[str, str]:
@@ -148,9 +148,9 @@ def test_a_run_that_does_not_fit_cannot_start(client: TestClient, clock: Clock) 
     ("gpus=3", "gpus", "Choose one of: 1, 2, 4, 8, 16, 32, 64"),
     ("loader_samples_per_second=0", "loader_samples_per_second", "Must be at least 0.1"),
     ("started_at=-5", "started_at", "Must be at least 0"),
-])  # fmt: skip
+])
 def test_bad_input_is_refused_beside_its_field(client: TestClient, clock: Clock, query: str, field: str,
-                                               message: str) -> None:  # fmt: skip
+                                               message: str) -> None:
     r = client.get(f"{URL}&{query}", headers=HX)
     assert r.status_code == 422 and "Not updated: fix the field above" in r.text
     assert re.search(rf'id="w1-{field}-error" hx-swap-oob="true">{message}', r.text)
@@ -183,7 +183,7 @@ def test_a_reload_of_the_shared_url_resumes_the_run(lessons_client: TestClient, 
 
 
 def test_without_javascript_start_submits_the_form_and_the_page_shows_the_run(lessons_client: TestClient,
-                                                                              clock: Clock) -> None:  # fmt: skip
+                                                                              clock: Clock) -> None:
     page = lessons_client.get("/lessons/what-ai-workloads-need/5").text
     assert re.search(r'action="/lessons/what-ai-workloads-need/5" method="get"', page)
     running = lessons_client.get("/lessons/what-ai-workloads-need/5?w=1&action=start").text

@@ -19,7 +19,7 @@ CLASSIFIER = DataPath(
     dataset_samples=1_281_167, sample_bytes=110e3, storage_read_bytes_per_s=2000e6, loader_workers=4,
     samples_per_s_per_worker=500, gpus=8, gpu_samples_per_s=5000, checkpoint_bytes=1e9,
     checkpoint_every_s=1800, storage_write_bytes_per_s=1000e6,
-)  # fmt: skip
+)
 
 
 def test_a_loader_at_2000_images_a_second_keeps_gpus_wanting_5000_busy_40_percent() -> None:
@@ -67,13 +67,13 @@ def test_a_distributed_job_over_a_slow_network_waits_on_the_gradient_exchange() 
 @given(
     workers=st.integers(1, 256), per_worker=st.floats(1, 1e5), gpu=st.floats(1, 1e6),
     storage=st.floats(1e6, 1e11), every=st.floats(60, 1e5),
-)  # fmt: skip
+)
 def test_busy_share_is_a_share_and_the_times_add_up(
     workers: int, per_worker: float, gpu: float, storage: float, every: float
 ) -> None:
     p = CLASSIFIER.model_copy(update={"loader_workers": workers, "samples_per_s_per_worker": per_worker,
                                       "gpu_samples_per_s": gpu, "storage_read_bytes_per_s": storage,
-                                      "checkpoint_every_s": every})  # fmt: skip
+                                      "checkpoint_every_s": every})
     r = data_path(p)
     assert 0 < r.gpu_busy <= 1
     assert all(t.seconds >= -1e-9 for t in r.time)

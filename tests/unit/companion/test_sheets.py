@@ -25,7 +25,7 @@ def test_each_number_is_marked_on_its_own() -> None:
     field = SheetField(value="photos on the share", numbers=[
         SheetNumber(label="photos", value="1,281,167", status="known"),
         SheetNumber(label="total size", value="140 GB"),
-    ])  # fmt: skip
+    ])
     assert check_field(field).startswith("“total size” is marked to measure")
     field.numbers[1].status = "known"
     assert check_field(field) == ""
@@ -43,7 +43,7 @@ def test_a_form_replaces_a_headings_numbers_with_its_rows_and_drops_empty_ones()
     saved = SheetField(value="photos", numbers=[SheetNumber(label="old", value="1", status="known")])
     merged, error = merge(saved, {"input_0_label": "", "input_0_value": "", "input_0_status": "to_measure",
                                   "input_1_label": "photos", "input_1_value": "1,281,167",
-                                  "input_1_status": "known"}, "input")  # fmt: skip
+                                  "input_1_status": "known"}, "input")
     assert error == "" and merged is not None
     assert merged.value == "photos"
     assert merged.numbers == [SheetNumber(label="photos", value="1,281,167", status="known")]

@@ -192,7 +192,7 @@ def test_a_mistake_that_does_not_apply_gives_none_and_is_not_a_problem() -> None
     ("hints:\n  - Multiply the parameters by the bytes of the precision.\n", "hints: []\n", 21, "hints"),
     ("    unit: GB\n", "    unit: GW\n    kind: size\n", 10, "a size needs a unit"),
     ("    tolerance: 0.02\n", "    tolerance: 2\n", 13, "2 is above the most allowed, 0.5"),
-])  # fmt: skip
+])
 def test_each_kind_of_problem_is_reported_at_the_line_of_its_key(old: str, new: str, line: int, says: str) -> None:
     assert old in GOOD
     found = problems_at(GOOD.replace(old, new))
@@ -203,13 +203,13 @@ def test_the_loader_places_a_problem_at_its_line_in_the_step_file(tmp_path: Path
     folder = tmp_path / "one"
     folder.mkdir()
     (folder / "lesson.yaml").write_text("slug: one\ntitle: One\nsummary: s.\nminutes: 1\nsections:\n"
-                                        "  - title: A\n    steps: [01.md]\n")  # fmt: skip
+                                        "  - title: A\n    steps: [01.md]\n")
     body = GOOD.replace("choices: [bf16, fp8]", "choices: [bf16, fp9]")
     (folder / "01.md").write_text(f"---\ntitle: T\nsummary: S.\n---\n\nProse.\n\n```drill weights\n{body}```\n")
     _, problems = load_lessons(tmp_path, validate_lesson_block, strict=False)
     lines = (folder / "01.md").read_text().splitlines()
     assert [p.line for p in problems] == [lines.index("    answer: model(llm).parameters * bytes_per_parameter("
-                                                      "precision)") + 1]  # fmt: skip
+                                                      "precision)") + 1]
     assert problems[0].file == str(folder / "01.md")
 
 

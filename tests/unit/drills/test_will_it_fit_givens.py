@@ -77,7 +77,7 @@ def _train_total(q: Question) -> float:
     sharding = _given(q, "Sharding")
     split = {"weights": "weights" in sharding.split(":")[1] if "ZeRO" in sharding else False,
              "gradients": "gradients" in sharding.split(":")[1] if "ZeRO" in sharding else False,
-             "optimizer": "ZeRO" in sharding}  # fmt: skip
+             "optimizer": "ZeRO" in sharding}
     state = sum(b * params / (gpus if split[part] else 1)
                 for part, b in (("weights", weights), ("gradients", gradients), ("optimizer", optimizer)))
     return state + sum(_gb(_given(q, label)) for label in ("Activations", "Loss head", "Runtime"))
@@ -93,7 +93,7 @@ def test_the_givens_and_the_taught_formulas_reach_the_drills_answer(seed: int) -
     expected = D.solve(q).expected
     total = _from_givens(q)
     mine = {"fits": "yes" if total <= CAPACITY else "no", "per_gpu": f"{total / GB:.2f} GB",
-            "largest": expected["largest"]}  # fmt: skip
+            "largest": expected["largest"]}
     feedback = D.grade(q, mine)
     assert feedback.parts[0].correct, (q.prompt, total / GB, expected)
     assert feedback.parts[1].correct, (q.prompt, total / GB, expected["per_gpu"])

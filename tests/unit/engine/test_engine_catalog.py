@@ -89,7 +89,7 @@ def test_an_impossible_architecture_is_refused_in_words(fields: dict[str, int], 
 def test_the_catalog_holds_the_six_models_of_the_issue() -> None:
     assert set(CATALOG) == {
         "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "gpt-3-175b"
-    }  # fmt: skip
+    }
 
 
 def test_h100_figures_are_the_datasheet_dense_figures() -> None:

@@ -10,9 +10,9 @@ from app.engine.units import GB
 
 CONTRACT = {"fits", "per_gpu", "min_gpus", "bottleneck", "serve", "train", "explanation"}
 PER_GPU = {"weights", "kv_cache", "activations", "loss_head", "gradients", "optimizer", "runtime", "total",
-           "capacity"}  # fmt: skip
+           "capacity"}
 SERVE = {"prefill_seconds", "decode_seconds_per_token", "tokens_per_second", "throughput_tokens_per_second",
-         "request_seconds", "prefill", "decode", "efficiency"}  # fmt: skip
+         "request_seconds", "prefill", "decode", "efficiency"}
 TRAIN = {"flops", "hardware_flops", "hfu", "mfu", "mfu_given", "speed", "seconds", "tokens_per_second", "gpu_hours"}
 
 
@@ -32,7 +32,7 @@ def test_every_request_field_is_optional_with_the_issue_defaults() -> None:
     req = PlanRequest()
     assert (req.model, req.precision, req.kv_precision, req.mode, req.gpus, req.sharding) == (
         "llama-3.1-8b", "bf16", "bf16", "serve", 1, "none"
-    )  # fmt: skip
+    )
     assert (req.batch_size, req.context_tokens, req.prompt_tokens, req.output_tokens) == (1, 8192, 1000, 500)
     assert (req.train_tokens, req.optimizer, req.activation_checkpointing, req.mfu) == (
         1e9,
@@ -171,7 +171,7 @@ def test_node_load_places_the_plan_on_the_first_gpus_and_leaves_the_rest_idle() 
 
 def test_node_load_shows_the_first_node_of_a_cluster() -> None:
     load = node_load(make_plan(PlanRequest(model="llama-3.1-405b", mode="train", gpus=64, sharding="zero3",
-                                           activation_checkpointing=True)))  # fmt: skip
+                                           activation_checkpointing=True)))
     assert all(g.used > 0 for g in load.gpus) and "first 8" in load.activity
 
 

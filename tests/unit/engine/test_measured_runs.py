@@ -79,7 +79,7 @@ def test_the_cli_takes_the_checkpointing_mode_and_prints_the_loss_head_as_its_ow
     from app.cli import main
 
     args = ["plan", "--model", "llama-3.1-8b", "--mode", "train", "--gpus", "8", "--sharding", "zero3",
-            "--batch-size", "2", "--context-tokens", "8192", *flag]  # fmt: skip
+            "--batch-size", "2", "--context-tokens", "8192", *flag]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert f"{activations_gb} GB" in out.split("activations", 1)[1].splitlines()[0]

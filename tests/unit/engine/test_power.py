@@ -44,7 +44,7 @@ def test_one_chat_user_on_one_gpu_is_not_shown_100_percent_busy_at_700_w() -> No
 
 def test_a_fed_training_plan_runs_its_gpus_flat_out_and_leaves_the_rest_idle() -> None:
     load = node_load(PlanRequest(model="llama-3.1-8b", mode="train", gpus=4, sharding="zero3",
-                                 context_tokens=2048, activation_checkpointing=True))  # fmt: skip
+                                 context_tokens=2048, activation_checkpointing=True))
     assert [g.power_w for g in load.gpus] == [700.0] * 4 + [70.0] * 4
     assert load.power_w == 4 * 700 + 4 * 70
 

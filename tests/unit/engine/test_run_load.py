@@ -12,7 +12,7 @@ from app.engine.serving_run import ServingRun, simulate_serving
 from app.engine.training_run import TrainingRun, simulate_training
 
 RUN = TrainingRun(model="llama-3.1-8b", gpus=8, sharding="zero3", context_tokens=2048,
-                  activation_checkpointing=False)  # fmt: skip
+                  activation_checkpointing=False)
 
 
 def test_a_training_run_holds_its_plan_memory_on_each_of_its_gpus() -> None:

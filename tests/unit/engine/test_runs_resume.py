@@ -79,7 +79,7 @@ def test_a_training_run_is_continuous_at_each_change_and_moves_forward_after(
         for old in before.checkpoints:
             kept = next((c for c in late.checkpoints if c.index == old.index), None)
             assert kept is None or (close(kept.tokens, old.tokens) and close(kept.written_at_seconds,
-                                                                             old.written_at_seconds))  # fmt: skip
+                                                                             old.written_at_seconds))
 
 
 def test_the_rate_after_a_change_is_the_new_one_and_the_eta_follows_the_tokens_left() -> None:

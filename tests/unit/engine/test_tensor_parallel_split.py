@@ -36,7 +36,7 @@ def test_an_architecture_object_is_held_to_the_same_rule() -> None:
     with pytest.raises(ValidationError) as caught:
         PlanRequest(model=TWELVE_HEADS, gpus=8)
     assert gpus_error(caught).endswith("is 12 attention heads that cannot be cut: use 1, 2, 3, 4, 6 or 12 "
-                                       "GPUs.")  # fmt: skip
+                                       "GPUs.")
     assert PlanRequest(model=TWELVE_HEADS, gpus=6).gpus == 6
 
 

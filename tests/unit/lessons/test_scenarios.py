@@ -117,7 +117,7 @@ def _render(client: TestClient, slug: str, number: int, block: Block, changed: d
     """One widget block at the settings the lesson gives it (less the guess-first gate), with `changed` on top."""
     params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in block.params.items() if k != "predict"}
     r = client.get(f"/widgets/{block.name}?{urlencode(params | changed)}&lesson={slug}&step={number}",
-                   headers={"HX-Request": "true"})  # fmt: skip
+                   headers={"HX-Request": "true"})
     assert r.status_code in (200, 286), (slug, number, r.status_code)  # 286: a live run not running
     return _plain(r.text)
 
@@ -321,7 +321,7 @@ def test_a_named_scenario_gives_one_figure_in_prose_widget_and_panel(
     for i, (where_step, where, pattern) in enumerate(places):
         lesson, number = where_step if isinstance(where_step, tuple) else (slug, where_step)
         page = (_prose(lessons, lesson, number) if where == "prose"
-                else _widget(client, lessons, lesson, number, where))  # fmt: skip
+                else _widget(client, lessons, lesson, number, where))
         found = re.search(pattern, page)
         assert found, f"{lesson} step {number} {where}: no {pattern!r} for {scenario}"
         seen[f"{i}: {lesson} step {number} {where}"] = found.group(1)
@@ -352,7 +352,7 @@ def test_every_training_figure_states_its_gpus_and_mfu(lessons: list[Lesson]) ->
 # else must be an engine expression, which the scenarios above compare with the widgets.
 
 FIGURE_UNITS = (r"GB|GiB|TB/s|GB/s|Gb/s|TB|ms|µs|tokens?/s|tokens? (?:per|a) second|kWh|kW|W|TFLOPS|PFLOPS|FLOPs|"
-                r"GPUs?|H100s?|%|years?|days?|hours?|minutes?|seconds?|s|tokens?|bytes?")  # fmt: skip
+                r"GPUs?|H100s?|%|years?|days?|hours?|minutes?|seconds?|s|tokens?|bytes?")
 TYPED_FIGURE = re.compile(rf"(?<![\w.,$])\$?\d[\d,]*(?:\.\d+)?[\s-]?(?:{FIGURE_UNITS})(?![\w/])"
                           r"|(?<![\w.])\$\d[\d,.]*\d")
 # (lesson, step) -> {typed figure: what it is, or the engine expression (with its filter) it must equal}

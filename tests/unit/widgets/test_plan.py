@@ -56,7 +56,7 @@ def test_knobs_accept_a_list_a_comma_string_or_all() -> None:
     assert Params(knobs="model, gpus").shown() == ("model", "gpus")
     assert Params(knobs="all").shown() == KNOBS
     assert Params(mode="train").shown() == ("model", "gpus", "sharding", "batch_size", "context_tokens",
-                                            "activation_checkpointing")  # fmt: skip
+                                            "activation_checkpointing")
 
 
 def test_predict_true_asks_the_question_of_the_mode() -> None:

@@ -84,7 +84,7 @@ def test_changing_a_setting_continues_a_running_run_from_where_it_is() -> None:
     old = settings()
     first = _live.Stretch.of(0, 0, 1.0, (0.0, 0.0), old.stretch_settings())
     p = settings(loader_samples_per_second=8, started_at=1000.0, elapsed=2.0, run_of=old.fingerprint(),
-                 segments=_live.encode([first]))  # fmt: skip
+                 segments=_live.encode([first]))
     continued = resolve(p, now=1010.0)
     assert continued.status == "running" and continued.played == 12.0 and continued.started_at == 1000.0
     assert continued.run_of == old.fingerprint() and len(continued.stretches) == 2
@@ -115,7 +115,7 @@ def test_more_changes_than_kept_merge_the_oldest_into_the_first_stretch() -> Non
     "1_2_3", "0_0_1_0_0_0.4_1000000000_64-", "0_0_1_0_0_2_1000000000_64", "5_0_1_0_0_0.4_1e9_64",
     "0_0_0_0_0_0.4_1000000000_64", "5_5_1_0_0_0.4_1000000000_64-4_6_1_0_0_0.4_1000000000_64",
     "0_0_1_0_0_0.4_1000000000_64" + "-0_0_1_0_0_0.4_1000000000_64" * 8,
-])  # fmt: skip
+])
 def test_a_malformed_segments_value_is_refused(segments: str) -> None:
     with pytest.raises(ValueError, match="segments"):
         settings(segments=segments)
