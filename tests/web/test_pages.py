@@ -109,3 +109,18 @@ def test_a_forged_learner_cookie_is_replaced(client: TestClient) -> None:
     client.cookies.set("gc_learner", "forged-value")
     response = client.get("/")
     assert "gc_learner=" in response.headers["set-cookie"]
+
+
+def test_every_widget_opens_as_one_labelled_region_named_after_it(client: TestClient) -> None:
+    """A screen reader announces each widget by its title: one <section> per widget, labelled by its heading, on
+    every widget's own page (all of them open with templates/widgets/_macros.html's widget_open)."""
+    from app.widgets.catalog import WIDGETS
+
+    for widget in WIDGETS:
+        html = client.get(f"/widgets/{widget.name}").text
+        opened = re.findall(r'<section class="widget[^"]*" id="(w\d+)" aria-labelledby="(w\d+)-title" '
+                            r'data-widget="([a-z-]+)"', html)
+        assert [(wid, name) for wid, _, name in opened] == [(opened[0][0], widget.name)], widget.name
+        wid = opened[0][0]
+        title = re.search(rf'<h2 class="widget-title" id="{wid}-title"[^>]*>([^<]+)</h2>', html)
+        assert title and title.group(1).strip(), widget.name
