@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None, *, author: bool = False) -> Fas
                   "The /api routes expose the engine.")
     app.state.settings = settings
     app.state.templates = Templates()
+    app.state.banner_polls = classroom.banner_polls()
     errors.install(app)
     api.install(app)
     app.add_middleware(GuardMiddleware, public_url=settings.public_url,  # inside: refusals get the headers

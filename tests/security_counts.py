@@ -60,7 +60,7 @@ DEFENCES: dict[str, list[str]] = {
         "address", "tests/web/test_classroom_security.py::test_an_address_that_rotates_browsers_is_still_stopped",
         "tests/web/test_classroom_security.py::test_creating_classes_is_rate_limited_too",
         "tests/web/test_classroom_security.py::test_admin_token_guesses_never_lock_out_the_real_instructor"],
-    "streams yield and are capped": ["tests/web/test_streams.py", "tests/unit/classroom/test_bell.py"],
+    "streams yield, are capped and rate-limited": ["tests/web/test_streams.py", "tests/unit/classroom/test_bell.py"],
     "lesson expression budgets": ["tests/unit/lessons/test_expression_budget.py",
                                   "tests/unit/test_cli_lessons.py::test_serve_starts_with_a_lesson_over_budget_left_"
                                   "out_and_says_where", "tests/unit/test_cli_lessons.py::test_check_reports_every_"

@@ -55,3 +55,26 @@ def check(count: int, limit: int, window_seconds: int, now: float, by: str = "")
     """RateLimited when `count` is past `limit`, with the seconds left in the window."""
     if count > limit:
         raise RateLimited(int(window_seconds - now % window_seconds) + 1, by)
+
+
+class Window:
+    """A count a key over the last `window_seconds`, kept in this process's memory: for connections held open
+    (a banner poll, an event stream), where a database write on each would cost more than the connection. A
+    process forgets its oldest key past `keys_max`, so a flood of keys cannot grow it."""
+
+    def __init__(self, limit: int, window_seconds: float, keys_max: int = 50_000) -> None:
+        self.limit, self.window_seconds, self.keys_max = limit, window_seconds, keys_max
+        self.hits: dict[str, list[float]] = {}
+
+    def hit(self, key: str, now: float | None = None, by: str = "") -> None:
+        """Count one for `key`; RateLimited (with the seconds until the oldest hit leaves the window) past `limit`."""
+        now = time.monotonic() if now is None else now
+        since = now - self.window_seconds
+        kept = [t for t in self.hits.pop(key, []) if t > since]  # popped and put back: the dict stays oldest-first
+        if len(kept) >= self.limit:
+            self.hits[key] = kept
+            raise RateLimited(max(1, math.ceil(kept[0] - since)), by)
+        kept.append(now)
+        self.hits[key] = kept
+        while len(self.hits) > self.keys_max:
+            del self.hits[next(iter(self.hits))]

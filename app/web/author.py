@@ -22,6 +22,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
+from app.classroom.ratelimit import RateLimited, Window
 from app.lessons import sandbox
 from app.lessons.loader import BlockValidator
 from app.lessons.watch import AuthorLessons, lesson_folder_of
@@ -33,6 +34,9 @@ STREAM_SECONDS = 25.0  # an event stream ends after this (the browser reconnects
 CHECK_EVERY = 0.05  # seconds between looks at a lesson's version while a page waits for a change
 STREAMS_MAX = 32  # event streams open at once in one process; past it a page is told to come back (RETRY_LATER_MS)
 RETRY_LATER_MS = 25_000
+# A page's stream lasts STREAM_SECONDS and reopens: about 2.4 opens a minute a page. Past OPENS_A_MINUTE from one
+# address (50 pages' worth) the page is told to come back in RETRY_LATER_MS too, as past STREAMS_MAX.
+OPENS_A_MINUTE = 120
 WATCH_STEP_MS = 50  # a burst of saves is one reload once the files have been quiet this long
 WATCH_DEBOUNCE_MS = 400  # ... or after this long at most
 
@@ -71,9 +75,18 @@ async def events(
     lesson: Annotated[str | None, Query(max_length=100)] = None,
 ) -> StreamingResponse:
     """`event: reload` as soon as the lesson's version differs from the page's; the stream ends quietly after a
-    while and the browser reconnects with the same address."""
-    stream = _reloads(request.app, lesson, version)
+    while and the browser reconnects with the same address. Past OPENS_A_MINUTE from one address, or STREAMS_MAX
+    open, the page is told to come back later."""
+    try:
+        request.app.state.author_opens.hit(request.client.host if request.client else "")
+        stream = _reloads(request.app, lesson, version)
+    except RateLimited:
+        stream = _come_back_later()
     return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def _come_back_later() -> AsyncIterator[str]:
+    yield f"retry: {RETRY_LATER_MS}\n\n"  # the browser's EventSource reconnects then
 
 
 async def _reloads(app: FastAPI, lesson: str | None, version: int) -> AsyncIterator[str]:
@@ -81,7 +94,8 @@ async def _reloads(app: FastAPI, lesson: str | None, version: int) -> AsyncItera
     one `reload` event when it changes. Past STREAMS_MAX open streams the page is told to retry later instead."""
     state: AuthorLessons = app.state.author
     if app.state.author_streams >= STREAMS_MAX:
-        yield f"retry: {RETRY_LATER_MS}\n\n"  # the browser's EventSource reconnects then
+        async for line in _come_back_later():
+            yield line
         return
     app.state.author_streams += 1
     try:
@@ -154,4 +168,5 @@ def enable(app: FastAPI, validate: BlockValidator) -> None:
 
     app.router.lifespan_context = lifespan
     app.include_router(author_router)
+    app.state.author_opens = Window(limit=OPENS_A_MINUTE, window_seconds=60)
     app.state.templates.env.globals["author"] = author_view

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.classroom import classes, seat
 from app.classroom.bell import HOLD, bell_for
-from app.classroom.ratelimit import RateLimited
+from app.classroom.ratelimit import RateLimited, Window
 from app.pages.class_pages import join_page, my_class_page
 from app.web import class_controls, class_exports, class_views, teach
 from app.web.class_common import base_url, client, render, resume_secret
@@ -24,6 +24,15 @@ from app.web.security import LEARNER_COOKIE, ONE_YEAR, require_csrf, secure_cook
 router = APIRouter()
 POLL_CACHE = {"Cache-Control": "no-cache"}  # a banner may be kept, but asked about (If-None-Match) every time
 CROWD = 600  # polls woken at once that spread their next requests over a second
+# A shown page asks at most once every 5 s (static/app.js), a hidden one less often: 60 polls a minute from one
+# learner is five pages' worth. Past it a 429 with Retry-After (the page asks again after its usual pause). Per
+# process, in memory (a poll must not cost a database write), one count an app (`app.state.banner_polls`).
+POLLS_A_MINUTE = 60
+
+
+def banner_polls() -> Window:
+    """The count of banner polls a learner, a new one for each app (app.main.create_app)."""
+    return Window(limit=POLLS_A_MINUTE, window_seconds=60)
 
 
 # --- joining -----------------------------------------------------------------------------------------------
@@ -96,7 +105,12 @@ async def banner(request: Request, tpl: Tpl, db: DB, learner: LearnerId, lesson:
     """A learner's poll: 304 when nothing changed since the ETag the page sends back (If-None-Match; a page
     from before ETags sends only `v` and gets 204), the new banner when it did, or a move to the class's step.
     With `wait=1` (static/app.js sends it) a poll that finds nothing new waits up to HOLD seconds for the class
-    to change (app/classroom/bell.py), so a bring or a message reaches the page within about a second."""
+    to change (app/classroom/bell.py), so a bring or a message reaches the page within about a second. More than
+    POLLS_A_MINUTE from one learner: 429."""
+    try:
+        request.app.state.banner_polls.hit(learner, by="this browser")
+    except RateLimited as exc:
+        return Response(str(exc), status_code=429, media_type="text/plain", headers=retry_after(exc.retry_after))
     sent = request.headers.get("If-None-Match", "")
     known = sent.removeprefix('W/').strip('"').removeprefix("banner-")[:20] if sent else v[:20]
     ask = (learner, lesson[:100], step, known, bool(locked))

@@ -73,3 +73,22 @@ def test_one_learner_holds_at_most_two_polls_open_and_a_third_is_answered_at_onc
 
     answers, refused_in, other_waited = run(url, scenario)
     assert answers == [0, 0, 0] and refused_in < 0.05 and other_waited > 0.25
+
+
+def test_a_window_counts_each_key_apart_lets_old_hits_go_and_forgets_the_oldest_key_past_its_bound() -> None:
+    """The count behind the held poll's and the event stream's rate limits (app.classroom.ratelimit.Window)."""
+    import pytest
+
+    from app.classroom.ratelimit import RateLimited, Window
+
+    window = Window(limit=3, window_seconds=60, keys_max=100)
+    for t in (0.0, 1.0, 2.0):
+        window.hit("ada", now=t)
+    with pytest.raises(RateLimited) as refused:
+        window.hit("ada", now=30.0)
+    assert refused.value.retry_after == 30  # the first hit leaves the window at 60 s
+    window.hit("cy", now=30.0)  # another key is counted apart
+    window.hit("ada", now=60.5)  # the first hit has left
+    for n in range(150):
+        window.hit(f"visitor-{n}", now=61.0)
+    assert len(window.hits) == 100 and "ada" not in window.hits and "visitor-149" in window.hits
