@@ -104,18 +104,26 @@ def steps(kind: Kind, gpus: int) -> tuple[int, int]:
     return total - crossing, crossing
 
 
-def protocol_seconds(p: ProtocolCost, kind: Kind, nbytes: float, gpus: int) -> tuple[float, float]:
-    """(latency, transfer) of one call under protocol `p`."""
+def achieved_over(line_rate: float) -> float:
+    """The bus bandwidth a ring reaches over a link of this line rate (bytes a second, each way): NVLink's
+    achieved share of its line rate (370 of 450 GB/s), assumed for every link as it is for the rails."""
+    return line_rate * NVLINK_ACHIEVED_SHARE
+
+
+def protocol_seconds(p: ProtocolCost, kind: Kind, nbytes: float, gpus: int,
+                     bus: float | None = None) -> tuple[float, float]:
+    """(latency, transfer) of one call under protocol `p`; `bus` replaces dgx-1's achieved bus bandwidth (a ring
+    over another link, `achieved_over`)."""
     nv, net = steps(kind, gpus)
     latency = p.base_seconds + nv * p.nvlink_step_seconds + net * p.network_step_seconds
-    return latency, bus_factor(kind, gpus) * nbytes / (bus_bandwidth(gpus) * p.bus_share)
+    return latency, bus_factor(kind, gpus) * nbytes / ((bus or bus_bandwidth(gpus)) * p.bus_share)
 
 
-def _fastest(kind: Kind, nbytes: float, gpus: int) -> tuple[ProtocolCost, float, float]:
+def _fastest(kind: Kind, nbytes: float, gpus: int, bus: float | None = None) -> tuple[ProtocolCost, float, float]:
     """The protocol NCCL would pick and its (latency, transfer): plain arithmetic, no models built."""
     best, latency, transfer = PROTOCOLS[0], math.inf, 0.0
     for p in PROTOCOLS:
-        lat, xfer = protocol_seconds(p, kind, nbytes, gpus)
+        lat, xfer = protocol_seconds(p, kind, nbytes, gpus, bus)
         if lat + xfer < latency + transfer:
             best, latency, transfer = p, lat, xfer
     return best, latency, transfer
@@ -133,9 +141,9 @@ def collective(kind: Kind, nbytes: float, gpus: int) -> Collective:
     )
 
 
-def seconds(kind: Kind, nbytes: float, gpus: int) -> float:
-    """Time of one call."""
+def seconds(kind: Kind, nbytes: float, gpus: int, bus: float | None = None) -> float:
+    """Time of one call (over dgx-1's links, or a ring whose achieved bus bandwidth is `bus`)."""
     if gpus <= 1:
         return 0.0
-    _, latency, transfer = _fastest(kind, nbytes, gpus)
+    _, latency, transfer = _fastest(kind, nbytes, gpus, bus)
     return latency + transfer

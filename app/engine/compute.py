@@ -368,8 +368,12 @@ def collective_seconds(nbytes: float, n: int) -> float:
 
 
 def all_reduce(nbytes: float, n: int, link: str = "nvlink") -> float:
-    """Ring all-reduce time over a named link: nvlink, pcie or network."""
-    return all_reduce_seconds(nbytes, n, get_link(link).bandwidth)
+    """Ring all-reduce time over a named link (nvlink, pcie or network), as NCCL runs it: its latency plus the
+    bytes on the bus at the bandwidth a ring reaches over that link (app.engine.collectives). Over NVLink on up to
+    8 GPUs this is `collective_seconds`, the figure a plan uses; `all_reduce_seconds` at the line rate is the
+    textbook ceiling (reference case 16)."""
+    bus = None if link == "nvlink" and n <= 8 else collectives.achieved_over(get_link(link).bandwidth)
+    return collectives.seconds("all-reduce", nbytes, n, bus)
 
 
 def transfer_seconds(nbytes: float, link: str = "pcie") -> float:

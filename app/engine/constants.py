@@ -196,6 +196,12 @@ DEPARTURES: tuple[Departure, ...] = (
               "8,192 tokens; training_flops() still gives 6·N·D",
               because="attention is counted the same way in training as in prefill (item 7); Llama 3's and "
               "torchtitan's MFU count it"),
+    Departure(case="16: all-reduce of Llama 3.1 8B's bf16 gradients over 8 GPUs by NVLink",
+              case_says="62.5 ms (2 × 7/8 × 16.06 GB ÷ 450 GB/s)",
+              engine_says="76.0 ms: NCCL's latency plus the bytes on the bus at the 370 GB/s a ring reaches, in "
+              "the plan, step 18 and the interconnect slide; all_reduce_seconds at the line rate still gives 62.5",
+              because="NCCL tests reach about 370 GB/s of bus bandwidth over NVLink 4 for large messages "
+              "(NVIDIA/nccl-tests issue 212; scaling book), not the 450 GB/s line rate (issue 25 items 5 and 9)"),
     Departure(case="18: dgx-1 for 24 h", case_says="244.8 kWh at 10.2 kW",
               engine_says="the rating's upper bound still; busy, the power rule draws 8.4 kW (201.6 kWh a day)",
               because="an 8-GPU H100 node training measured 8.4 kW at most (Latif et al. 2025; item 8)"),

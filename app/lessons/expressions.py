@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from app.drills.declarative import Overrun as DrillOverrun
 from app.engine.activations import korthikanti_activation_bytes
 from app.engine.chips import workload_timing
-from app.engine.compute import all_reduce, ridge
+from app.engine.compute import all_reduce, collective_bandwidth, ridge
 from app.engine.decode import decode_roofline
 from app.engine.hardware import get_gpu, node
 from app.engine.memory import bytes_per_parameter, weight_bytes
@@ -61,6 +61,7 @@ def _engine_names() -> dict[str, Any]:
         "ridge": ridge,
         "decode_roofline": decode_roofline,
         "all_reduce": all_reduce,
+        "collective_bandwidth": collective_bandwidth,
         "workload_timing": workload_timing,
         "training_sequence_tokens": RUN_SEQUENCE_TOKENS,
     }

@@ -46,6 +46,7 @@ MAX_RANGE = 10_000  # numbers in one range()
 MAX_STEPS = 200_000  # calls, filters, operators and loop iterations in one evaluation
 MAX_SECONDS = 2.0  # CPU seconds of one evaluation
 CHECK_CLOCK_EVERY = 256  # steps between looks at the clock
+SIZE_CLOCK_EVERY = 16_384  # items a size count walks between looks at the clock (each look counts as a step)
 
 # Jinja's own filters a lesson may use (each bounded by its input or checked below); the others (pprint, urlize,
 # wordwrap, random, ...) are no use in a lesson and some can run for long on a large input.
@@ -131,11 +132,16 @@ def tick(clock: bool = False) -> None:
 
 def size(value: Any, limit: int = MAX_SIZE) -> int:
     """Characters and items in `value`, counted through nested lists, tuples and dicts; counting stops past
-    `limit`, so a list holding itself a million times over costs no more than `limit` to measure."""
+    `limit`, so a list holding itself a million times over costs no more than `limit` to measure. A long count
+    looks at the evaluation's clock as it goes (a walk of a million items takes a good part of a second)."""
     total = 0
     stack = [value]
+    walked = 0
     while stack:
         v = stack.pop()
+        walked += 1
+        if walked % SIZE_CLOCK_EVERY == 0:
+            tick(clock=True)
         if isinstance(v, str):
             total += len(v)
         elif isinstance(v, list | tuple | set | frozenset | dict | range):

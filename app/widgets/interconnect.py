@@ -52,6 +52,7 @@ class Bar(BaseModel):
     seconds: float
     share_of_step: float
     bandwidth: float
+    achieved: float
 
 
 class InterconnectView(BaseModel):
@@ -78,6 +79,7 @@ def compute(params: Params) -> InterconnectView:
             seconds=lk.seconds,
             share_of_step=lk.share_of_step,
             bandwidth=lk.bandwidth,
+            achieved=lk.achieved,
         )
         for i, lk in enumerate(r.links)
     ]

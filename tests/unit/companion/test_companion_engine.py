@@ -80,11 +80,13 @@ def test_busy_share_is_a_share_and_the_times_add_up(
     assert sum(t.seconds for t in r.time) == pytest.approx(r.epoch_seconds, rel=1e-9)  # float rounding only
 
 
-def test_all_reduce_of_llama_8b_gradients_over_nvlink_takes_62_ms() -> None:
-    # engine-cases.md case 16: 2 × 7/8 × 16.06 GB ÷ 450 GB/s ≈ 62.5 ms, 5 %
+def test_all_reduce_of_llama_8b_gradients_over_nvlink_takes_76_ms_at_the_bus_bandwidth_nccl_reaches() -> None:
+    # engine-cases.md case 16 says 2 × 7/8 × 16.06 GB ÷ 450 GB/s ≈ 62.5 ms at the line rate; NCCL reaches about
+    # 370 GB/s of bus bandwidth (nccl-tests issue 212), so 76 ms, the engine's collective (a /numbers departure)
     r = all_reduce_comparison("llama-3.1-8b", "bf16", 8, ["nvlink", "pcie", "network"])
     times = {lk.id: lk.seconds for lk in r.links}
-    assert times["nvlink"] == pytest.approx(0.0625, rel=0.05)  # a ring all-reduce estimate, not a measurement
+    assert times["nvlink"] == pytest.approx(2 * 7 / 8 * r.bytes / 370e9, rel=0.01)
+    assert times["nvlink"] == pytest.approx(0.0625 * 450 / 370, rel=0.01)
     assert times["pcie"] / times["nvlink"] == pytest.approx(450 / 63.0, rel=0.01)  # the link bandwidths, latency aside
     assert r.fastest == "nvlink" and r.slowest == "network"
     assert r.links[0].share_of_step < r.links[1].share_of_step

@@ -7,6 +7,8 @@ import pytest
 from app.engine.compute import (
     STEP_OVERHEAD_SECONDS,
     all_reduce,
+    all_reduce_seconds,
+    collective_seconds,
     compute_seconds,
     decode_step,
     ridge,
@@ -197,10 +199,15 @@ def test_case_15_llama_8b_on_15_t_tokens_takes_one_dgx_1_about_7_2_years() -> No
     assert plan.train.seconds / SECONDS_PER_YEAR == pytest.approx(7.2 * (1 + attention), rel=0.02)
 
 
-def test_case_16_all_reducing_llama_8b_bf16_gradients_over_nvlink_takes_62_5_ms() -> None:
-    """2 × 7/8 × 16.06 GB ÷ 450 GB/s (ring all-reduce; NVLink 4 each way). Tolerance 5 %."""
-    # a ring all-reduce estimate, not a measurement
-    assert all_reduce(weight_bytes(LLAMA_8B, "bf16"), 8, "nvlink") == pytest.approx(62.5e-3, rel=0.05)
+def test_case_16_all_reducing_llama_8b_bf16_gradients_over_nvlink_takes_62_5_ms_at_the_line_rate() -> None:
+    """2 × 7/8 × 16.06 GB ÷ 450 GB/s (ring all-reduce; NVLink 4 each way). Tolerance 5 %.
+
+    A measurement overrode the case (/numbers, "Where a measurement overrode a reference case"): NCCL reaches
+    about 370 GB/s of bus bandwidth, so the engine's all-reduce, which plans and lessons use, takes 76 ms."""
+    nbytes = weight_bytes(LLAMA_8B, "bf16")
+    assert all_reduce_seconds(nbytes, 8, 450e9) == pytest.approx(62.5e-3, rel=0.05)  # the case, at the line rate
+    assert all_reduce(nbytes, 8, "nvlink") == pytest.approx(2 * 7 / 8 * nbytes / 370e9, rel=0.01)  # 76.0 ms
+    assert all_reduce(nbytes, 8, "nvlink") == collective_seconds(nbytes, 8)  # the plan's own figure
 
 
 def test_case_17_copying_llama_8b_weights_over_pcie_gen5_takes_at_least_a_quarter_second() -> None:
