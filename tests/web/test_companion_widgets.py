@@ -102,9 +102,10 @@ def test_training_with_int4_weights_is_refused(client: TestClient) -> None:
     assert r.status_code == 422 and "storage format for serving" in r.text
 
 
-def test_slide_3_all_reduce_takes_76_ms_on_nvlink_as_a_plan_does_and_longer_elsewhere(lessons_client: TestClient) -> None:
+def test_slide_3_all_reduce_takes_76_ms_on_nvlink_and_longer_elsewhere(lessons_client: TestClient) -> None:
     """16.06 GB of gradients over 8 GPUs: 2 × 7/8 × bytes ÷ the bus bandwidth a ring reaches (370 of NVLink's 450
-    GB/s, the same share of PCIe's 63 and one port's 50) plus NCCL's latency; NVLink's is the engine's collective, the one training plans use."""
+    GB/s, the same share of PCIe's 63 and one port's 50) plus NCCL's latency; NVLink's is the engine's collective,
+    the one training plans use."""
     html = lessons_client.get(f"{SLIDES}/3").text
     cells = r'<tr data-link="(\w+)"><th scope="row">[^<]+</th><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td>'
     rows = {link: (line, reached, took) for link, line, reached, took in re.findall(cells, html)}
