@@ -7,7 +7,6 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.engine.hardware import get_gpu
 from app.engine.memory import Knobs, min_gpus, parts, total
 from app.engine.models import Architecture
 from app.engine.text import gb, num
@@ -34,7 +33,7 @@ class _Search:
     def __init__(self, req: PlanRequest, fewest: int | None | Literal["unknown"] = "unknown") -> None:
         self.arch: Architecture = req.architecture
         self.knobs = Knobs.of(req)
-        self.capacity = get_gpu(req.gpu).memory_bytes
+        self.capacity = req.hardware.memory_bytes
         self._fewest = fewest
 
     def fewest_gpus(self) -> int | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.engine import compute
-from app.engine.hardware import GPUS, get_gpu, peak_flops
+from app.engine.hardware import GPUS, peak_flops
 from app.engine.memory import per_gpu
 from app.engine.workload import PlanRequest
 
@@ -41,7 +41,7 @@ class GpuLimits(BaseModel):
 def gpu_limits(req: PlanRequest) -> GpuLimits:
     """Capacity and decode bounds of a serving request on one GPU of its type."""
     req = req.model_copy(update={"mode": "serve", "gpus": 1})
-    arch, gpu = req.architecture, get_gpu(req.gpu)
+    arch, gpu = req.architecture, req.hardware
     mem = per_gpu(req)
     read = mem.weights * compute.weight_share_read(arch, req.batch_size, req.precision) + mem.kv_cache
     flops = compute.inference_flops(arch.active_parameters, req.batch_size)

@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.activations import loss_head_bytes, serving_workspace_bytes, training_activation_bytes
 from app.engine.errors import EngineError
-from app.engine.hardware import get_gpu
 from app.engine.models import Architecture
 from app.engine.text import gb
 from app.engine.training_state import shard, training_precision, training_state
@@ -271,7 +270,7 @@ def breakdown(arch: Architecture, k: Knobs, capacity: int) -> MemoryBreakdown:
 
 def per_gpu(req: PlanRequest) -> MemoryBreakdown:
     """What one GPU holds for this request."""
-    return breakdown(req.architecture, Knobs.of(req), get_gpu(req.gpu).memory_bytes)
+    return breakdown(req.architecture, Knobs.of(req), req.hardware.memory_bytes)
 
 
 def total(arch: Architecture, k: Knobs, gpus: int = 0) -> int:

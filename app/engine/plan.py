@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from app.engine import compute, explanation, memory, training_speed
 from app.engine.errors import DoesNotFit
 from app.engine.figures import ServeFigures, TrainFigures
-from app.engine.hardware import GPU, get_gpu
+from app.engine.hardware import GPU
 from app.engine.memory import Knobs, MemoryBreakdown
 from app.engine.models import Architecture
 from app.engine.placement import COMPONENTS, NodeLoad, spread
@@ -139,7 +139,7 @@ def _train_step(
 
 def make_plan(req: PlanRequest) -> Plan:
     """Plan a request: memory on each GPU, whether it fits, how fast it runs, and why."""
-    arch, gpu = req.architecture, get_gpu(req.gpu)
+    arch, gpu = req.architecture, req.hardware
     knobs = Knobs.of(req)
     capacity = gpu.memory_bytes
     mem = memory.breakdown(arch, knobs, capacity)
@@ -190,7 +190,7 @@ def node_load(plan_or_request: Plan | PlanRequest) -> NodeLoad:
         utilisation=plan_busy(plan),
         why=why,
         capacity=mem.capacity,
-        gpu=get_gpu(req.gpu),
+        gpu=req.hardware,
     )
 
 
@@ -215,7 +215,7 @@ def plan_report(plan: Plan) -> str:
     req, mem = plan.request, plan.per_gpu
     head = (
         f"Plan: {req.mode} {req.architecture.name}, {req.precision}, "
-        f"{num(req.gpus)} × {get_gpu(req.gpu).name}, "
+        f"{num(req.gpus)} × {req.hardware.name}, "
         f"batch {req.batch_size}, {num(req.context_tokens)} tokens"
     )
     rows = [(c.replace("_", " "), int(getattr(mem, c))) for c in (*COMPONENTS, "total", "capacity")]

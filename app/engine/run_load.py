@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 
 from app.engine import memory
-from app.engine.hardware import get_gpu
 from app.engine.placement import COMPONENTS, NodeLoad, spread
 from app.engine.serving_run import ServingRun, ServingSnapshot, batch_that_fits, plan_request
 from app.engine.text import num
@@ -46,7 +45,7 @@ def training_load(run: TrainingRun, snap: TrainingSnapshot | None, running: bool
         activity=training_activity(run, snap, running),
         utilisation=busy,
         capacity=mem.capacity,
-        gpu=get_gpu(run.gpu),
+        gpu=run.hardware,
     )
 
 
@@ -96,5 +95,5 @@ def serving_load(
         activity = f"{name}: keeping up"
     busy = serving_utilisation(snap) if running else 0.0
     return spread(
-        shares, run.gpus, activity=activity, utilisation=busy, capacity=mem.capacity, gpu=get_gpu(run.gpu)
+        shares, run.gpus, activity=activity, utilisation=busy, capacity=mem.capacity, gpu=run.hardware
     )

@@ -70,6 +70,11 @@ class ServingRun(BaseModel):
         """The run splits every layer's attention heads over its GPUs (tensor parallel): they must divide evenly."""
         return split_field(value, info, "serve")
 
+    @property
+    def hardware(self) -> GPU:
+        """The GPU the run uses, looked up once here."""
+        return get_gpu(self.gpu)
+
 
 class ServingStretch(BaseModel):
     """An earlier stretch of a run, ended by a change of its settings: until when, the queue then, and the
@@ -192,7 +197,7 @@ def plan_request(run: ServingRun, batch: int) -> PlanRequest:
 def batch_that_fits(run: ServingRun) -> int:
     """The largest batch up to max_batch whose plan fits in a GPU's memory (memory grows with the batch);
     DoesNotFit, with the plan's own figures, when not even one sequence fits."""
-    gpu = get_gpu(run.gpu)
+    gpu = run.hardware
 
     def total(batch: int) -> int:
         req = plan_request(run, batch)
@@ -218,7 +223,7 @@ def _server(run: ServingRun) -> _Server:
     return _Server(
         arch=arch,
         run=run,
-        gpu=get_gpu(run.gpu),
+        gpu=run.hardware,
         weights=w,
         kv_per_sequence=kv,
         kv_read_per_sequence=kv * average,

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.engine import compute, memory
 from app.engine.errors import DoesNotFit
-from app.engine.hardware import DGX_H100, get_gpu
+from app.engine.hardware import DGX_H100, GPU, get_gpu
 from app.engine.models import Architecture
 from app.engine.power import gpu_watts
 from app.engine.randomness import normal
@@ -97,6 +97,11 @@ class TrainingRun(BaseModel):
         description="Bytes a second one node writes a checkpoint at. Illustrative default (2025): 10 GB/s, "
         "a node's share of a parallel file system; not a measured figure",
     )
+
+    @property
+    def hardware(self) -> GPU:
+        """The GPU the run uses, looked up once here."""
+        return get_gpu(self.gpu)
 
     def plan_request(self) -> PlanRequest:
         """The same run as a training plan, to size its memory."""
@@ -195,7 +200,7 @@ def _pace(run: TrainingRun, arch: Architecture, resume: Sequence[TrainingResume]
     """GPU demand, loader supply, the rate that follows, the checkpoint cost, and what is left after `resume`."""
     flops_per_token = compute.training_model_flops(arch, 1, run.context_tokens)
     working = training_precision(run.optimizer, run.precision)
-    peak = compute.training_peak(get_gpu(run.gpu), working, run.fp8_speedup)
+    peak = compute.training_peak(run.hardware, working, run.fp8_speedup)
     gpu_rate = run.gpus * peak * run.mfu / flops_per_token
     loader = (
         None if run.loader_samples_per_second is None else run.loader_samples_per_second * run.context_tokens
@@ -314,7 +319,7 @@ def simulate_training(
     tokens = _tokens_at(p, done)
     step = int(tokens // p.step_tokens)
     util = p.rate / p.gpu_rate if training else 0.0
-    gpu = get_gpu(run.gpu)
+    gpu = run.hardware
     count = _checkpoint_count(run, p, elapsed)
     return TrainingSnapshot(
         elapsed_seconds=elapsed,

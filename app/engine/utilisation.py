@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.engine import compute
-from app.engine.hardware import get_gpu, peak_flops
+from app.engine.hardware import peak_flops
 from app.engine.plan import make_plan
 from app.engine.workload import PlanRequest
 
@@ -41,7 +41,7 @@ def serving_utilisation(req: PlanRequest, price_per_gpu_hour: float) -> ServingU
         req = PlanRequest.model_validate({**dict(req), "mode": "serve"})
     plan = make_plan(req)
     assert plan.serve is not None  # serve mode always has serving figures
-    arch, gpu = req.architecture, get_gpu(req.gpu)
+    arch, gpu = req.architecture, req.hardware
     mem = plan.per_gpu
     read = mem.weights * compute.weight_share_read(arch, req.batch_size, req.precision) + mem.kv_cache
     flops = compute.inference_flops(arch.active_parameters, req.batch_size) / req.gpus

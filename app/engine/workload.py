@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from app.engine.hardware import GPU, get_gpu
 from app.engine.models import Architecture, check_model_id, get_model
 
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
@@ -270,3 +271,8 @@ class PlanRequest(BaseModel):
     def architecture(self) -> Architecture:
         """The model's architecture, catalog or custom."""
         return get_model(self.model)
+
+    @property
+    def hardware(self) -> GPU:
+        """The GPU the request runs on, looked up once here: the engine's helpers take it, not its id."""
+        return get_gpu(self.gpu)
