@@ -66,3 +66,23 @@ def test_every_listener_of_app_js_is_in_its_table() -> None:
     section = DOC.split("## static/app.js", 1)[1].split("\n## ", 1)[0]
     missing = sorted(e for e in events if f"`{e}`" not in section and f"`{e}` (" not in section)
     assert not missing, f"docs/architecture.md's static/app.js table leaves out: {missing}"
+
+
+def test_the_add_a_widget_recipe_holds_for_every_widget_template() -> None:
+    """The page's recipe says a widget template has the blocks `widget`, `result` and `errors`, and opens with
+    `widget_open` from templates/widgets/_macros.html (and `form_open` for a form that updates over htmx): every
+    widget of the catalogue keeps it, and the macros the page names exist."""
+    from jinja2 import Environment, nodes
+
+    from app.widgets.catalog import WIDGETS
+
+    folder = ROOT / "templates" / "widgets"
+    env = Environment()
+    macros = {m.name for m in env.parse((folder / "_macros.html").read_text()).find_all(nodes.Macro)}
+    named = set(re.findall(r"`(\w+_open)`", DOC))
+    assert named and named <= macros, named - macros
+    for widget in WIDGETS:
+        source = (ROOT / "templates" / widget.template).read_text()
+        blocks = {b.name for b in env.parse(source).find_all(nodes.Block)}
+        assert {"widget", "result", "errors"} <= blocks, (widget.template, blocks)
+        assert "widget_open(" in source, widget.template
