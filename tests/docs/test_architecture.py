@@ -86,3 +86,13 @@ def test_the_add_a_widget_recipe_holds_for_every_widget_template() -> None:
         blocks = {b.name for b in env.parse(source).find_all(nodes.Block)}
         assert {"widget", "result", "errors"} <= blocks, (widget.template, blocks)
         assert "widget_open(" in source, widget.template
+
+
+def test_every_widget_module_is_in_the_hand_kept_catalogue() -> None:
+    """The catalogue is a list kept by hand (no import side effects): a module under app/widgets that defines a
+    WIDGET and is not in app.widgets.catalog.WIDGETS would be a widget no lesson can use."""
+    from app.widgets.catalog import WIDGETS
+
+    defined = [p.stem for p in (ROOT / "app" / "widgets").glob("*.py") if re.search(r"^WIDGET\s*=", p.read_text(), re.M)]
+    missing = [m for m in defined if importlib.import_module(f"app.widgets.{m}").WIDGET not in WIDGETS]
+    assert len(defined) == len(WIDGETS) and not missing, missing
