@@ -93,6 +93,7 @@ def test_every_widget_module_is_in_the_hand_kept_catalogue() -> None:
     WIDGET and is not in app.widgets.catalog.WIDGETS would be a widget no lesson can use."""
     from app.widgets.catalog import WIDGETS
 
-    defined = [p.stem for p in (ROOT / "app" / "widgets").glob("*.py") if re.search(r"^WIDGET\s*=", p.read_text(), re.M)]
+    modules = (ROOT / "app" / "widgets").glob("*.py")
+    defined = [p.stem for p in modules if re.search(r"^WIDGET\s*=", p.read_text(), re.M)]
     missing = [m for m in defined if importlib.import_module(f"app.widgets.{m}").WIDGET not in WIDGETS]
     assert len(defined) == len(WIDGETS) and not missing, missing
