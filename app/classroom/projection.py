@@ -7,9 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import case, func, select
+from sqlalchemy import ColumnElement, Select, case, func, select, union
 
-from app.classroom.class_models import Classroom, Member
+from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.db import Database
 from app.classroom.figures import (
     ClassFilter,
@@ -46,37 +46,53 @@ class ClassCounts:
     """A class counted by the database: members per step, done rows per step, answers per drill, wrong answers
     as typed. O(steps + drills) rows whatever the class size; the projector and the dashboard's poll share it."""
 
-    here: dict[int | None, int]
+    members: dict[int | None, int]  # per step, members whose step it is
+    here: dict[int, int]  # per step, members whose step it is and who have not finished the lesson
     done: dict[int, int]
     tallies: dict[str, DrillTally]
     wrong: list[Any]
 
     @property
     def joined(self) -> int:
-        return sum(self.here.values())
+        return sum(self.members.values())
 
 
-async def count_class(db: Database, klass: Classroom) -> ClassCounts:
-    """Four GROUP BY queries with the same filters as the dashboard's read (ClassFilter), so equal figures."""
+def _finished(klass: Classroom, done_filter: list[ColumnElement[bool]], steps: int) -> Select[int]:
+    """The ids of the members through the lesson: each of its `steps` steps done or passed with the class (as
+    dashboard.Learner.finished counts them)."""
+    done = (select(Member.id.label("member"), StepProgress.step.label("step"))
+            .join(Member, Member.learner_id == StepProgress.learner_id).where(*done_filter))
+    passed = (select(StepTime.member_id.label("member"), StepTime.step.label("step"))
+              .join(Member, Member.id == StepTime.member_id).where(Member.class_id == klass.id, StepTime.passed))
+    through = union(done, passed).subquery()
+    return (select(through.c.member).where(through.c.step.between(1, steps))
+            .group_by(through.c.member).having(func.count() == steps))
+
+
+async def count_class(db: Database, klass: Classroom, steps: int, now: datetime) -> ClassCounts:
+    """Five GROUP BY queries with the same filters as the dashboard's read (ClassFilter), so equal figures."""
     f = ClassFilter.of(klass)
     done_filter = [f.in_class, StepProgress.lesson == klass.lesson, StepProgress.completed_at.is_not(None)]
     if f.end is not None:
         done_filter += [StepProgress.completed_at <= f.end, StepProgress.first_seen <= f.end]
+    through = case((Member.id.in_(_finished(klass, done_filter, steps)), 0), else_=1)
     right = func.sum(case((DrillAttempt.correct, 1), else_=0))
     answers = (select(DrillAttempt.step, DrillAttempt.drill, func.count(), right,
                       func.count(DrillAttempt.learner_id.distinct()))
                .join(Member, f.by_member).where(*f.answered).group_by(DrillAttempt.step, DrillAttempt.drill))
     async with db.session() as session:
         s = await session.connection()
-        here = {step: n for step, n in await s.execute(
-            select(Member.step, func.count()).where(f.in_class).group_by(Member.step))}
+        rows = (await s.execute(select(Member.step, func.count(), func.sum(through))
+                                .where(f.in_class).group_by(Member.step))).all()
         done = {step: n for step, n in await s.execute(
             select(StepProgress.step, func.count()).join(Member, Member.learner_id == StepProgress.learner_id)
             .where(*done_filter).group_by(StepProgress.step))}
         tallies = {f"{step}:{drill}": DrillTally(attempts=n, correct=int(right or 0), learners=who)
                    for step, drill, n, right, who in await s.execute(answers)}
         wrong = list((await s.execute(f.wrong_answers())).all())
-    return ClassCounts(here=here, done=done, tallies=tallies, wrong=wrong)
+    return ClassCounts(members={step: n for step, n, _ in rows},
+                       here={step: int(n or 0) for step, _, n in rows if step is not None},
+                       done=done, tallies=tallies, wrong=wrong)
 
 
 async def build_projection(db: Database, klass: Classroom, now: datetime | None = None) -> Projection:
@@ -84,11 +100,10 @@ async def build_projection(db: Database, klass: Classroom, now: datetime | None 
     read_class, the same arithmetic."""
     now = now or utcnow()
     info, outline = class_info(klass, now), outline_of(klass)
-    c = await count_class(db, klass)
     total = len(outline.steps)
-    here = {k: v for k, v in c.here.items() if k is not None}
+    c = await count_class(db, klass, total, now)
+    counts = RoomCounts(joined=c.joined, finished=c.done.get(total, 0) if total else 0)
     return Projection.model_construct(
-        info=info, counts=RoomCounts(joined=c.joined, finished=c.done.get(total, 0) if total else 0),
-        steps=step_columns(outline, c.done, here, c.joined),
+        info=info, counts=counts, steps=step_columns(outline, c.done, c.here, c.joined),
         drills=drill_stats(outline, c.tallies, wrong_counts(c.wrong, outline.labels), info.revealed),
         generated_at=now)

@@ -1,5 +1,6 @@
 """The projector reads from the back of a room: what a revealed drill asks, right and wrong per part, the
-commonest mistakes in words (never raw typed values from different questions), and a closed class says so."""
+commonest mistakes in words (never raw typed values from different questions), who is here on each step (a
+finished learner is done, not here), and a closed class says so."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from app.drills.seeds import learner_question
 from app.web.security import LEARNER_COOKIE, Signer
 from tests.conftest import make_settings
 from tests.unit.drills.drill_helpers import answers_for
-from tests.web.classroom_helpers import Room, room_for
+from tests.web.classroom_helpers import Room, room_fixture, room_for
 from tests.web.drill_helpers import DrillLearner, write_lesson
 
+__all__ = ["room_fixture"]
 LEARNERS = ["5d0c7a1e-2f4b-4c8e-9a6d-3b1f0e7c2a94", "7a1e5d0c-4c8e-2f4b-9a6d-0e7c2a943b1f"]
 DRILL = "bytes-per-parameter"
 
@@ -75,3 +77,38 @@ def test_a_projector_open_when_the_class_closes_drops_its_join_panel_at_the_next
     poll = drill_room.instructor.live("/projector").text  # a poll replaces the whole screen, join panel and all
     assert poll.startswith('<div id="projector-live"') and '<section class="join-panel closed" id="join-panel"' in poll
     assert "Join at" not in poll and "hx-get" not in poll  # and a closed class stops polling
+
+
+def test_a_learner_who_finished_the_lesson_reads_done_not_here_on_the_dashboard_and_the_projector(
+        room: Room) -> None:
+    created = room.instructor.create()
+    room.instructor.open_dashboard(created)
+    ada, bo, cy = room.learner(), room.learner(), room.learner()
+    ada.joins(created.code, "Ada")
+    ada.finish(1)
+    assert ada.finish(2) == "/lessons/tiny/complete"  # through the lesson; their step stays the last one
+    bo.open(bo.joins(created.code, "Bo"))
+    bo.open("/lessons/tiny/2")  # here on step 2, step 1 only opened
+    assert room.instructor.pace("bring", 2).status_code == 303
+    cy.open(cy.joins(created.code, "Cy"))  # lands on step 2: step 1 passed with the class
+    cy.finish(2)  # done or passed, every step: finished too
+    dashboard = room.instructor.client.get(f"/teach/{created.code}").text
+
+    def row(name: str) -> str:
+        found = re.search(rf'<tr data-learner="\d+"[^>]*>\s*<th[^>]*><a [^>]*>{name}</a>(.*?)</tr>', dashboard, re.S)
+        assert found, f"no row for {name}"
+        return found.group(1)
+
+    def cells(name: str) -> list[str]:
+        return re.findall(r'<td class="c ?([^"]*)"', row(name))
+
+    assert cells("Ada") == ["c-done", "c-done"] and "finished the lesson" in row("Ada")
+    assert cells("Cy") == ["c-passed", "c-done"] and "finished the lesson" in row("Cy")
+    assert cells("Bo") == ["c-seen", "c-current"] and "on step 2" in row("Bo")
+    here = re.search(r'<th scope="row">Here now</th>(.*?)</tr>', dashboard, re.S)
+    assert here and re.findall(r'<td class="c">(\d*)</td>', here.group(1)) == ["", "1"]
+    projector = html.unescape(room.instructor.client.get(f"/teach/{created.code}/projector").text)
+    bars = {n: (count, said) for n, count, said in re.findall(
+        r'<li data-step="(\d)">.*?class="dist-count">([^<]+)</span><span class="visually-hidden">([^<]+)<',
+        projector, re.S)}
+    assert bars == {"1": ("1", " done"), "2": ("2 · 1 here", " done, here now")}  # Ada and Cy done, Bo here
