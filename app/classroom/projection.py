@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel
-from sqlalchemy import ColumnElement, Select, case, func, select, union
+from pydantic import BaseModel, Field
+from sqlalchemy import ColumnElement, Select, case, func, or_, select, union
 
 from app.classroom.class_models import Classroom, Member, StepTime
 from app.classroom.db import Database
@@ -29,6 +29,13 @@ from app.classroom.models import DrillAttempt, StepProgress, utcnow
 class RoomCounts(BaseModel):
     joined: int = 0
     finished: int = 0
+    active: int = Field(default=0, description="Learners active in the last idle minutes (during a bring)")
+    reached: int = Field(default=0, description="Of them, those on the bring's step or past it, or who reached it")
+
+    @property
+    def everyone_there(self) -> bool:
+        """Every active learner reached the step of the bring: the projector stops asking."""
+        return self.active > 0 and self.reached >= self.active
 
 
 class Projection(BaseModel):
@@ -51,6 +58,8 @@ class ClassCounts:
     done: dict[int, int]
     tallies: dict[str, DrillTally]
     wrong: list[Any]
+    active: int = 0
+    reached: int = 0
 
     @property
     def joined(self) -> int:
@@ -69,8 +78,18 @@ def _finished(klass: Classroom, done_filter: list[ColumnElement[bool]], steps: i
             .group_by(through.c.member).having(func.count() == steps))
 
 
+def _bring(klass: Classroom, now: datetime) -> Select[int, int]:
+    """During a bring: the active learners (as the late joiners' landing counts them) and how many are there: on
+    the bring's step or past it, or back before it after reaching it (their banner no longer asks)."""
+    there = or_(Member.moved_version >= klass.bring_version, Member.step >= (klass.pace_step or 1))
+    reached = func.sum(case((there, 1), else_=0))
+    return select(func.count(), reached).where(
+        Member.class_id == klass.id, Member.last_active >= now - timedelta(minutes=klass.idle_minutes))
+
+
 async def count_class(db: Database, klass: Classroom, steps: int, now: datetime) -> ClassCounts:
-    """Five GROUP BY queries with the same filters as the dashboard's read (ClassFilter), so equal figures."""
+    """Five GROUP BY queries with the same filters as the dashboard's read (ClassFilter), so equal figures; a
+    sixth during a bring."""
     f = ClassFilter.of(klass)
     done_filter = [f.in_class, StepProgress.lesson == klass.lesson, StepProgress.completed_at.is_not(None)]
     if f.end is not None:
@@ -84,6 +103,7 @@ async def count_class(db: Database, klass: Classroom, steps: int, now: datetime)
         s = await session.connection()
         rows = (await s.execute(select(Member.step, func.count(), func.sum(through))
                                 .where(f.in_class).group_by(Member.step))).all()
+        active, reached = (await s.execute(_bring(klass, now))).one() if klass.pace_mode == "bring" else (0, 0)
         done = {step: n for step, n in await s.execute(
             select(StepProgress.step, func.count()).join(Member, Member.learner_id == StepProgress.learner_id)
             .where(*done_filter).group_by(StepProgress.step))}
@@ -92,7 +112,7 @@ async def count_class(db: Database, klass: Classroom, steps: int, now: datetime)
         wrong = list((await s.execute(f.wrong_answers())).all())
     return ClassCounts(members={step: n for step, n, _ in rows},
                        here={step: int(n or 0) for step, _, n in rows if step is not None},
-                       done=done, tallies=tallies, wrong=wrong)
+                       done=done, tallies=tallies, wrong=wrong, active=active, reached=int(reached or 0))
 
 
 async def build_projection(db: Database, klass: Classroom, now: datetime | None = None) -> Projection:
@@ -102,7 +122,8 @@ async def build_projection(db: Database, klass: Classroom, now: datetime | None 
     info, outline = class_info(klass, now), outline_of(klass)
     total = len(outline.steps)
     c = await count_class(db, klass, total, now)
-    counts = RoomCounts(joined=c.joined, finished=c.done.get(total, 0) if total else 0)
+    counts = RoomCounts(joined=c.joined, finished=c.done.get(total, 0) if total else 0, active=c.active,
+                        reached=c.reached)
     return Projection.model_construct(
         info=info, counts=counts, steps=step_columns(outline, c.done, c.here, c.joined),
         drills=drill_stats(outline, c.tallies, wrong_counts(c.wrong, outline.labels), info.revealed),

@@ -1,23 +1,28 @@
 """The projector reads from the back of a room: what a revealed drill asks, right and wrong per part, the
-commonest mistakes in words (never raw typed values from different questions), who is here on each step (a
-finished learner is done, not here), and a closed class says so."""
+commonest mistakes in words (never raw typed values from different questions), how many reached a bring, who is
+here on each step (a finished learner is done, not here), and a closed class says so."""
 
 from __future__ import annotations
 
 import html
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 
+from app.classroom.class_models import Member
+from app.classroom.db import Database
+from app.classroom.models import utcnow
 from app.drills.registry import all_drills
 from app.drills.room import mistake_name
 from app.drills.seeds import learner_question
 from app.web.security import LEARNER_COOKIE, Signer
 from tests.conftest import make_settings
 from tests.unit.drills.drill_helpers import answers_for
-from tests.web.classroom_helpers import Room, room_fixture, room_for
+from tests.web.classroom_helpers import Room, room_fixture, room_for, run_in
 from tests.web.drill_helpers import DrillLearner, write_lesson
 
 __all__ = ["room_fixture"]
@@ -77,6 +82,44 @@ def test_a_projector_open_when_the_class_closes_drops_its_join_panel_at_the_next
     poll = drill_room.instructor.live("/projector").text  # a poll replaces the whole screen, join panel and all
     assert poll.startswith('<div id="projector-live"') and '<section class="join-panel closed" id="join-panel"' in poll
     assert "Join at" not in poll and "hx-get" not in poll  # and a closed class stops polling
+
+
+def _pace_line(room: Room) -> str:
+    """The projector's pacing line as the room reads it, without the counts after it."""
+    page = room.instructor.client.get(f"/teach/{room.instructor.code}/projector").text
+    line = re.search(r'<p class="pace-status big"[^>]*>(.*?)<span class="proj-counts">', page, re.S)
+    assert line, "the projector has no pacing line"
+    return html.unescape(" ".join(re.sub(r"<[^>]+>", "", line.group(1)).split()))
+
+
+def _quiet(name: str, minutes: float) -> object:
+    """Make a member look quiet for `minutes` (their last activity that long ago)."""
+    async def make(db: Database) -> None:
+        async with db.session() as s:
+            await s.execute(update(Member).where(Member.name == name).values(
+                last_active=utcnow() - timedelta(minutes=minutes)))
+    return make
+
+
+def test_a_bring_on_the_projector_counts_the_active_learners_there_and_stops_asking_once_all_are(
+        room: Room) -> None:
+    created = room.instructor.create()
+    room.instructor.open_dashboard(created)
+    people = {name: room.learner() for name in ("Ada", "Bo", "Cy", "Dee")}
+    for name, person in people.items():
+        person.open(person.joins(created.code, name))  # on step 1
+    run_in(room, _quiet("Dee", 30))  # left the room: not counted either way
+    assert room.instructor.post("pace", mode="bring-hold", step="2").status_code == 303
+    assert _pace_line(room) == "Everyone: please go to step 2; we pause there. 0 of 3 are there."
+    people["Ada"].open("/lessons/tiny/2")
+    assert _pace_line(room) == "Everyone: please go to step 2; we pause there. 1 of 3 is there."
+    people["Bo"].open("/lessons/tiny/2")
+    people["Bo"].open("/lessons/tiny/1")  # back to re-read after reaching it: the bring is done for Bo
+    assert _pace_line(room) == "Everyone: please go to step 2; we pause there. 2 of 3 are there."
+    people["Cy"].open("/lessons/tiny/2")
+    assert _pace_line(room) == "Everyone is at step 2; we pause there."
+    assert room.instructor.pace("bring", 1).status_code == 303  # a new bring: those past step 1 are there
+    assert _pace_line(room) == "Everyone is at step 1."
 
 
 def test_a_learner_who_finished_the_lesson_reads_done_not_here_on_the_dashboard_and_the_projector(
