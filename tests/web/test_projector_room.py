@@ -1,5 +1,6 @@
 """The projector reads from the back of a room: what a revealed drill asks, right and wrong per part, the
-commonest mistakes in words (never raw typed values from different questions), how many reached a bring, who is
+commonest mistakes in words (never raw typed values from different questions) and the other wrong parts in good
+English (as the class report counts them), how many reached a bring, who is
 here on each step (a finished learner is done, not here), and a closed class says so."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from app.drills.seeds import learner_question
 from app.web.security import LEARNER_COOKIE, Signer
 from tests.conftest import make_settings
 from tests.unit.drills.drill_helpers import answers_for
-from tests.web.classroom_helpers import Room, room_fixture, room_for, run_in
+from tests.web.classroom_helpers import Room, Student, room_fixture, room_for, run_in
 from tests.web.drill_helpers import DrillLearner, write_lesson
 
 __all__ = ["room_fixture"]
@@ -62,6 +63,41 @@ def test_a_revealed_drill_shows_what_it_asks_right_by_part_and_the_commonest_mis
     mistake = re.search(r'<li data-mistake><span class="dist-label">(.*?) <span.*?class="dist-count">(\d+)<', reveal)
     assert mistake and mistake.groups() == (names.pop(), "2")
     assert "bytes_per_parameter:" not in page  # no raw ids with typed values
+
+
+def _answer_with_an_unclassic_slip(person: Student, learner_id: str, gpus: str) -> None:
+    """Every part right but the GPUs, where a figure no classic mistake gives."""
+    question = learner_question(all_drills()[DRILL], learner_id, 0)
+    answers = {**answers_for(DRILL, question.parameters), "gpus": gpus}
+    assert DrillLearner(person.client).answer(DRILL, answers).status_code == 200
+
+
+def test_other_wrong_parts_are_counted_in_good_english_on_the_projector_and_in_the_report(drill_room: Room) -> None:
+    created = drill_room.instructor.create(lesson="drills")
+    drill_room.instructor.open_dashboard(created)
+    assert drill_room.instructor.post("reveal", drill=f"1:{DRILL}", shown="1").status_code == 303
+    people = []
+    for learner_id, name in zip(LEARNERS, ("Ada", "Bo"), strict=True):
+        person = drill_room.learner()
+        person.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(learner_id))
+        person.joins(created.code, name)
+        people.append(person)
+    teacher = drill_room.instructor.client
+
+    def said() -> tuple[str, str]:
+        projector = html.unescape(teacher.get(f"/teach/{created.code}/projector").text)
+        other = re.search(r'<p class="proj-other">([^<]+)</p>', projector)
+        report = teacher.get(f"/teach/{created.code}/export/report.md").text
+        line = re.search(r"^\d+ other wrong parts? match(?:es)? no classic mistake\.$", report, re.M)
+        assert other and line, "no count of the other wrong parts"
+        return other.group(1), line.group(0)
+
+    _answer_with_an_unclassic_slip(people[0], LEARNERS[0], "99")
+    assert said() == ("And 1 other wrong part that matches no classic mistake.",
+                      "1 other wrong part matches no classic mistake.")
+    _answer_with_an_unclassic_slip(people[1], LEARNERS[1], "97")
+    assert said() == ("And 2 other wrong parts that match no classic mistake.",
+                      "2 other wrong parts match no classic mistake.")
 
 
 def test_a_closed_class_says_so_and_offers_no_join_or_qr(drill_room: Room) -> None:
