@@ -218,6 +218,29 @@ def test_the_projector_shows_the_right_answer_and_the_engines_worked_solution_of
     assert teacher.post(f"/teach/{created.code}/answer", data={"drill": "1:bytes-per-parameter"}).status_code == 403
 
 
+def test_the_dashboard_and_the_cockpit_name_each_wrong_part_by_what_it_asks_never_by_its_id(
+        drill_room: Room) -> None:
+    created = drill_room.instructor.create(lesson="drills")
+    drill_room.instructor.open_dashboard(created)
+    ada = drill_room.learner()
+    ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    ada.joins(created.code, "Ada")
+    drill = all_drills()["bytes-per-parameter"]
+    right = answers_for(drill.name, learner_question(drill, CY, 0).parameters)
+    assert right["bytes_per_parameter"] != "3" and right["total"] != "1"
+    DrillLearner(ada.client).answer(drill.name, {**right, "bytes_per_parameter": "3", "total": "1"})
+    said = "Bytes of training state per parameter: 3; Total training state before activations: 1"
+    teacher = drill_room.instructor.client
+    dashboard = html.unescape(teacher.get(f"/teach/{created.code}").text)
+    polled = html.unescape(drill_room.instructor.live().text)  # the 2-second poll, from the board it keeps
+    cockpit = html.unescape(teacher.get(f"/teach/{created.code}/cockpit").text)
+    for page, where in ((dashboard, '<ol class="wrong">'), (polled, '<ol class="wrong">'),
+                        (cockpit, "most common wrong:")):
+        shown = page[page.index(where):]
+        assert shown.split("</q>")[0].endswith(f"<q>{said}"), shown[:300]
+        assert "bytes_per_parameter:" not in page and "total:" not in shown and "gpus:" not in shown
+
+
 def test_a_wrong_delete_code_keeps_the_dashboard_with_the_message_beside_the_field(room: Room) -> None:
     created = room.instructor.create()
     room.instructor.open_dashboard(created)
