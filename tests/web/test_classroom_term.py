@@ -110,6 +110,43 @@ def test_a_learner_on_a_new_device_gets_back_in_with_their_name_and_resume_code(
     assert dashboard.count("<tr data-learner=") == 1  # no ghost row
 
 
+def test_a_new_resume_code_from_the_instructor_replaces_the_old_one_everywhere(room: Room) -> None:
+    created = room.instructor.create()
+    room.instructor.open_dashboard(created)
+    cy = room.learner()
+    cy.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    cy.open(cy.joins(created.code, "Cy"))
+    cy.open(cy.finish(1))  # on step 2
+    teacher = room.instructor.client
+    member = re.search(r'/learners/(\d+)">Cy<', teacher.get(f"/teach/{created.code}").text).group(1)  # type: ignore[union-attr]
+    url = f"/teach/{created.code}/learners/{member}"
+
+    def code_and_link(page: str) -> tuple[str, str]:
+        code = re.search(r"data-resume-code>(\w+)<", page).group(1)  # type: ignore[union-attr]
+        return code, html.unescape(re.search(r'data-resume-link href="([^"]+)"', page).group(1))  # type: ignore[union-attr]
+
+    old, _ = code_and_link(teacher.get(url).text)
+    assert code_and_link(cy.open(f"/class/{created.code}"))[0] == old
+    replaced = teacher.post(f"{url}/resume", data={"csrf_token": csrf_of(teacher.get(url).text)},
+                            follow_redirects=False)
+    assert replaced.status_code == 303 and replaced.headers["location"] == url
+    new, link = code_and_link(teacher.get(url).text)
+    assert new != old and link.endswith(f"/join/{created.code}?name=Cy&resume={new}")  # the instructor's new link
+    assert code_and_link(cy.open(f"/class/{created.code}")) == (new, link)  # and Cy's own page says the same
+
+    phone = room.learner()
+    token = csrf_of(phone.open(f"/join/{created.code}"))
+    stale = phone.client.post("/join", data={"csrf_token": token, "code": created.code, "name": "Cy", "resume": old},
+                              follow_redirects=False)
+    assert stale.status_code == 403 and "not Cy's resume code" in html.unescape(field_error(stale.text, "resume"))
+    form = phone.open(link.replace("http://testserver", ""))  # the new link fills in the form
+    assert 'value="Cy"' in form and f'value="{new}"' in form
+    back = phone.client.post("/join", data={"csrf_token": csrf_of(form), "code": created.code, "name": "Cy",
+                                            "resume": new}, follow_redirects=False)
+    assert back.status_code == 303 and back.headers["location"] == f"/lessons/{LESSON}/2"  # Cy's seat, Cy's step
+    assert "you joined as <strong data-name>Cy</strong>" in phone.open(f"/class/{created.code}")
+
+
 def test_the_instructor_renames_merges_and_removes_learners_with_messages_beside_each_field(room: Room) -> None:
     created = room.instructor.create()
     room.instructor.open_dashboard(created)
