@@ -298,6 +298,10 @@ def test_a_closed_class_hides_its_join_address_reopens_and_copies_for_the_next_s
     assert bad.status_code == 422 and "Choose one of the end times" in field_error(bad.text, "ends")
     assert room.instructor.post("reopen", ends="").status_code == 303
     assert "learners join at" in room.instructor.client.get(f"/teach/{created.code}").text
+    stale = room.instructor.post("reopen", ends="2")  # the same form again, from a tab opened while it was closed
+    assert stale.status_code == 409 and "This class is open already" in field_error(stale.text, "reopen")
+    assert "Close the class" in stale.text and "Reopen the class" not in stale.text  # the message by the control
+    assert "ends at" not in room.instructor.client.get(f"/teach/{created.code}").text  # nothing changed
     blank = room.instructor.post("copy", title="  ", copy_ends="")
     assert blank.status_code == 422 and "Give the class a title" in field_error(blank.text, "title")
     assert '<details class="copy-zone" open>' in blank.text

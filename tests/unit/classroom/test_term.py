@@ -86,7 +86,7 @@ def test_an_instructor_key_lists_its_classes_and_a_replaced_key_opens_nothing(ur
 def test_a_closed_class_reopens_and_a_copy_keeps_lesson_settings_and_pacing_without_learners(url: str) -> None:
     out = run(url, sc.reopen_and_copy)
     assert out["open"] and out["ends"] and out["recorded"]
-    assert out["refused"] == ("ends", 409)  # an open class has nothing to reopen
+    assert out["refused"] == ("reopen", 409)  # an open class has nothing to reopen
     assert out["copy"] == ("tiny-class", 9, "hold", 2, 0, True, True)
 
 
