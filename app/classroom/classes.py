@@ -410,7 +410,8 @@ async def close(db: Database, klass: Classroom) -> None:
 async def reopen(db: Database, klass: Classroom, ends_in_hours: float | None) -> None:
     """Open a closed (or ended) class again, with a new end time or none: recording goes on where it stopped."""
     if is_open(klass):
-        raise ClassError("ends", "This class is open already.", status=409)
+        raise ClassError("reopen", "This class is open already (reopened from another tab?): nothing changed.",
+                         status=409)
     ends = utcnow() + timedelta(hours=ends_in_hours) if ends_in_hours else None
     await _set(db, klass, closed_at=None, ends_at=ends, **_changed())
 

@@ -81,7 +81,7 @@ class LearnerRow(BaseModel):
     attempts: int = 0
     correct: int = 0
     flags: list[Flag] = Field(default_factory=list, description="Why the learner may need the instructor")
-    finished: bool = False
+    finished: bool = Field(default=False, description="Every step done or passed with the class: here on none")
     left: bool = Field(default=False, description="Quiet so long they left the room: never flagged")
     passed: int = Field(default=0, description="Steps the class moved them past (not done, not held against them)")
     last_at: datetime | None = Field(default=None, description="Last activity: the page says 'N min ago' from it")
@@ -255,6 +255,11 @@ class Learner:
     correct: int = 0
     changed_at: datetime | None = field(default=None, compare=False)  # the board's read that found this version
 
+    def finished(self, steps: int) -> bool:
+        """Every one of the lesson's `steps` steps is done or passed with the class (app/classroom/report.py's
+        finished): they are through the lesson, no longer "here" on its last step."""
+        return steps > 0 and all(n in self.done or n in self.passed for n in range(1, steps + 1))
+
 
 def learner_of(m: Any, facts: ClassFacts, labels: dict[str, dict[str, str]] | None = None) -> Learner:
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -295,11 +300,12 @@ class Board:
     marks: dict[int, dict[str, datetime]] = field(default_factory=dict)  # per member: flags marked, when
     gone: dict[int, datetime] = field(default_factory=dict)  # rows removed or merged, when the board saw it
     version: int = -1  # the class's pace_version when the board was read whole
+    steps: int = 0  # the lesson's steps: a learner through all of them is counted here on none
 
     @classmethod
-    def of(cls, facts: ClassFacts, at: datetime | None = None, labels: dict[str, dict[str, str]] | None = None
-           ) -> Board:
-        board = cls(labels=labels or {})
+    def of(cls, facts: ClassFacts, at: datetime | None = None, labels: dict[str, dict[str, str]] | None = None,
+           steps: int = 0) -> Board:
+        board = cls(labels=labels or {}, steps=steps)
         board.merge(facts, at or utcnow())
         return board
 
@@ -329,7 +335,7 @@ class Board:
 
     def _count(self, learner: Learner, sign: int) -> None:
         self.done.update({n: sign for n in learner.done})
-        if learner.m.step:
+        if learner.m.step and not learner.finished(self.steps):
             self.here[learner.m.step] += sign
         for (key, text), n in learner.wrong_texts.items():
             self.wrong[key][text] += sign * n
@@ -357,7 +363,8 @@ class Board:
 async def build_dashboard(db: Database, klass: Classroom, now: datetime | None = None) -> Dashboard:
     """Everything the dashboard and cockpit show, in one read of the class."""
     now = now or utcnow()
-    board = Board.of(await read_class(db, klass), now, part_labels(outline_of(klass)))
+    outline = outline_of(klass)
+    board = Board.of(await read_class(db, klass), now, part_labels(outline), len(outline.steps))
     board.marks = await read_marks(db, klass)
     return assemble(klass, board, now)
 
@@ -504,15 +511,17 @@ def assemble(klass: Classroom, board: Board, now: datetime, rows_for: Collection
 
 def _row(learner: Learner, rule: Rule, outline: Outline) -> LearnerRow:
     m = learner.m
+    finished = learner.finished(rule.total)
+    here = None if finished else m.step  # a finished learner's last step reads done, not "here now"
     cells = [step_state(done=s.number in learner.done, seen=s.number in learner.seen, drill=bool(s.drills),
-                        current=s.number == m.step, passed=s.number in learner.passed) for s in outline.steps]
+                        current=s.number == here, passed=s.number in learner.passed) for s in outline.steps]
     on, idle = rule.on_step(learner), rule.idle(learner)
     return LearnerRow.model_construct(
         member_id=m.id, name=m.name, name_key=m.name_key, cells=cells, step=m.step, done=len(learner.done),
         on_step_seconds=on, idle_seconds=idle, on_step_text=_minutes(on) if on is not None else "",
         idle_text="just now" if idle < 10 else f"{_minutes(idle)} ago", attempts=learner.attempts,
         correct=learner.correct, flags=rule.flags(learner, idle),
-        finished=rule.total in learner.done, last_at=learner.last, on_base=learner.seconds.get(m.step or 0, 0.0),
+        finished=finished, last_at=learner.last, on_base=learner.seconds.get(m.step or 0, 0.0),
         counted_at=learner.counted, left=rule.open and rule.left(idle),
         passed=len(learner.passed - learner.done))
 

@@ -87,7 +87,8 @@ async def dashboard(db: Database, klass: Classroom, since: str = "", rows: bool 
 async def _read_whole(db: Database, klass: Classroom, now: datetime, old: Board | None) -> Kept:
     """The whole class, read again; rows the old board held that are gone now are remembered as gone."""
     facts = await read_class(db, klass)
-    board = await asyncio.to_thread(Board.of, facts, now, part_labels(outline_of(klass)))
+    outline = outline_of(klass)
+    board = await asyncio.to_thread(Board.of, facts, now, part_labels(outline), len(outline.steps))
     board.version = klass.pace_version
     board.marks = await read_marks(db, klass)
     if old is not None:

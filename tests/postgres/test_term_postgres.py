@@ -36,6 +36,24 @@ def test_resume_merge_flags_lists_reopen_copy_and_active_time_on_postgresql() ->
     assert exports["learners"]["bytes-per-parameter@3_first_try_pct"] == "50"
 
 
+def test_the_room_message_timer_bring_and_hold_landing_and_answer_on_the_projector_on_postgresql() -> None:
+    """The columns the SQLite scenarios of tests/unit/classroom/test_term.py exercise, here on PostgreSQL: the message,
+    the drill timer, a bring that holds, where a late joiner lands, passed steps, the projector's bring count and the
+    answer it shows."""
+    with fresh_database() as url:
+        upgrade(url)
+        room = run(url, sc.room_messages_and_timers)
+        held = run(url, sc.bring_and_hold_in_one)
+        landed = run(url, sc.late_joiners_land_where_the_class_is)
+        report = run(url, sc.active_time_and_passed_steps_in_the_report)
+        bring = run(url, sc.the_projector_counts_a_bring)
+        shown = run(url, sc.the_answer_on_the_projector)
+    assert room == sc.ROOM_MESSAGES and held == sc.BRING_AND_HOLD and landed == sc.LANDINGS
+    assert report == sc.PASSED_IN_THE_REPORT
+    assert bring == sc.PROJECTOR_BRING
+    assert shown["latest"] == 1 and shown["seen"] == sc.ANSWER_SHOWN and shown["listed"] == sc.ANSWER_LISTED
+
+
 def test_the_term_migration_goes_down_and_up_again_on_postgresql() -> None:
     with fresh_database() as url:
         upgrade(url)

@@ -110,6 +110,43 @@ def test_a_learner_on_a_new_device_gets_back_in_with_their_name_and_resume_code(
     assert dashboard.count("<tr data-learner=") == 1  # no ghost row
 
 
+def test_a_new_resume_code_from_the_instructor_replaces_the_old_one_everywhere(room: Room) -> None:
+    created = room.instructor.create()
+    room.instructor.open_dashboard(created)
+    cy = room.learner()
+    cy.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    cy.open(cy.joins(created.code, "Cy"))
+    cy.open(cy.finish(1))  # on step 2
+    teacher = room.instructor.client
+    member = re.search(r'/learners/(\d+)">Cy<', teacher.get(f"/teach/{created.code}").text).group(1)  # type: ignore[union-attr]
+    url = f"/teach/{created.code}/learners/{member}"
+
+    def code_and_link(page: str) -> tuple[str, str]:
+        code = re.search(r"data-resume-code>(\w+)<", page).group(1)  # type: ignore[union-attr]
+        return code, html.unescape(re.search(r'data-resume-link href="([^"]+)"', page).group(1))  # type: ignore[union-attr]
+
+    old, _ = code_and_link(teacher.get(url).text)
+    assert code_and_link(cy.open(f"/class/{created.code}"))[0] == old
+    replaced = teacher.post(f"{url}/resume", data={"csrf_token": csrf_of(teacher.get(url).text)},
+                            follow_redirects=False)
+    assert replaced.status_code == 303 and replaced.headers["location"] == url
+    new, link = code_and_link(teacher.get(url).text)
+    assert new != old and link.endswith(f"/join/{created.code}?name=Cy&resume={new}")  # the instructor's new link
+    assert code_and_link(cy.open(f"/class/{created.code}")) == (new, link)  # and Cy's own page says the same
+
+    phone = room.learner()
+    token = csrf_of(phone.open(f"/join/{created.code}"))
+    stale = phone.client.post("/join", data={"csrf_token": token, "code": created.code, "name": "Cy", "resume": old},
+                              follow_redirects=False)
+    assert stale.status_code == 403 and "not Cy's resume code" in html.unescape(field_error(stale.text, "resume"))
+    form = phone.open(link.replace("http://testserver", ""))  # the new link fills in the form
+    assert 'value="Cy"' in form and f'value="{new}"' in form
+    back = phone.client.post("/join", data={"csrf_token": csrf_of(form), "code": created.code, "name": "Cy",
+                                            "resume": new}, follow_redirects=False)
+    assert back.status_code == 303 and back.headers["location"] == f"/lessons/{LESSON}/2"  # Cy's seat, Cy's step
+    assert "you joined as <strong data-name>Cy</strong>" in phone.open(f"/class/{created.code}")
+
+
 def test_the_instructor_renames_merges_and_removes_learners_with_messages_beside_each_field(room: Room) -> None:
     created = room.instructor.create()
     room.instructor.open_dashboard(created)
@@ -218,6 +255,29 @@ def test_the_projector_shows_the_right_answer_and_the_engines_worked_solution_of
     assert teacher.post(f"/teach/{created.code}/answer", data={"drill": "1:bytes-per-parameter"}).status_code == 403
 
 
+def test_the_dashboard_and_the_cockpit_name_each_wrong_part_by_what_it_asks_never_by_its_id(
+        drill_room: Room) -> None:
+    created = drill_room.instructor.create(lesson="drills")
+    drill_room.instructor.open_dashboard(created)
+    ada = drill_room.learner()
+    ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    ada.joins(created.code, "Ada")
+    drill = all_drills()["bytes-per-parameter"]
+    right = answers_for(drill.name, learner_question(drill, CY, 0).parameters)
+    assert right["bytes_per_parameter"] != "3" and right["total"] != "1"
+    DrillLearner(ada.client).answer(drill.name, {**right, "bytes_per_parameter": "3", "total": "1"})
+    said = "Bytes of training state per parameter: 3; Total training state before activations: 1"
+    teacher = drill_room.instructor.client
+    dashboard = html.unescape(teacher.get(f"/teach/{created.code}").text)
+    polled = html.unescape(drill_room.instructor.live().text)  # the 2-second poll, from the board it keeps
+    cockpit = html.unescape(teacher.get(f"/teach/{created.code}/cockpit").text)
+    for page, where in ((dashboard, '<ol class="wrong">'), (polled, '<ol class="wrong">'),
+                        (cockpit, "most common wrong:")):
+        shown = page[page.index(where):]
+        assert shown.split("</q>")[0].endswith(f"<q>{said}"), shown[:300]
+        assert "bytes_per_parameter:" not in page and "total:" not in shown and "gpus:" not in shown
+
+
 def test_a_wrong_delete_code_keeps_the_dashboard_with_the_message_beside_the_field(room: Room) -> None:
     created = room.instructor.create()
     room.instructor.open_dashboard(created)
@@ -238,6 +298,10 @@ def test_a_closed_class_hides_its_join_address_reopens_and_copies_for_the_next_s
     assert bad.status_code == 422 and "Choose one of the end times" in field_error(bad.text, "ends")
     assert room.instructor.post("reopen", ends="").status_code == 303
     assert "learners join at" in room.instructor.client.get(f"/teach/{created.code}").text
+    stale = room.instructor.post("reopen", ends="2")  # the same form again, from a tab opened while it was closed
+    assert stale.status_code == 409 and "This class is open already" in field_error(stale.text, "reopen")
+    assert "Close the class" in stale.text and "Reopen the class" not in stale.text  # the message by the control
+    assert "ends at" not in room.instructor.client.get(f"/teach/{created.code}").text  # nothing changed
     blank = room.instructor.post("copy", title="  ", copy_ends="")
     assert blank.status_code == 422 and "Give the class a title" in field_error(blank.text, "title")
     assert '<details class="copy-zone" open>' in blank.text

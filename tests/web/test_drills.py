@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import html
 import re
+import uuid
 
 import pytest
 from fastapi.testclient import TestClient
 
 import app.pages.drills as drill_routes
 from app.classroom import attempts, ratelimit
+from app.drills.bytes_per_parameter import TOTAL_TOLERANCE
+from app.drills.registry import all_drills
+from app.drills.seeds import learner_question
 from app.drills.spot_the_mistake import SPREAD, catalogue
 from app.web.security import LEARNER_COOKIE, Signer
 from tests.unit.drills.drill_helpers import answers_for
@@ -335,3 +340,23 @@ def test_an_answer_leaves_out_the_panel_the_page_already_shows(drills: DrillLear
     form["panel_key"] = "0" * 16  # a page showing another panel gets this one
     assert 'id="dgx-panel"' in drills.client.post("/drills/will-it-fit/answer", data=form,
                                                   headers={"HX-Request": "true"}).text
+
+
+def test_a_bytes_per_parameter_page_shows_the_size_its_answer_is_graded_on(drills: DrillLearner) -> None:
+    """A learner who multiplies the size the page shows by the bytes per parameter is graded right, for a size a
+    one-decimal figure would have put outside the tolerance (the walk's "0.7 B" graded as 0.67 B)."""
+    drill = all_drills()["bytes-per-parameter"]
+
+    def off_by_one_decimal(learner: str) -> bool:
+        size = float(learner_question(drill, learner, 0).parameters["parameters"])
+        return abs(round(size / 1e9, 1) * 1e9 - size) > TOTAL_TOLERANCE * size
+
+    learner = next(str(uuid.UUID(int=n)) for n in range(1, 5000) if off_by_one_decimal(str(uuid.UUID(int=n))))
+    drills.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(learner))
+    page = drills.open("bytes-per-parameter")
+    shown = re.search(r"train a ([\d.,]+) B-parameter model", html.unescape(page))
+    assert shown, "the page shows no custom size"
+    right = answers_for("bytes-per-parameter", drills.parameters(page))
+    total = float(shown.group(1).replace(",", "")) * float(right["bytes_per_parameter"])  # GB: B × bytes
+    answered = drills.answer("bytes-per-parameter", {**right, "total": f"{total:.4f} GB"}).text
+    assert 'data-part="total" data-correct="true"' in answered

@@ -11,12 +11,13 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from app.classroom import classes, dashboard, export, owners, roster, seat
+from app.classroom import classes, dashboard, export, owners, projection, room, roster, seat
 from app.classroom.class_models import Classroom, FlagMark, Member, StepTime
 from app.classroom.db import Database
 from app.classroom.models import DrillAttempt, StepProgress, utcnow
 from app.classroom.report import learner_report
 from tests.unit.classroom.classroom_helpers import (
+    DRILL,
     OUTLINE,
     answer,
     finish_step,
@@ -145,6 +146,61 @@ async def bring_and_hold_in_one(db: Database) -> list[tuple[bool, bool, int | No
         assert b is not None
         seen.append((b.bring_pending, b.locked, b.hold_step))
     return seen
+
+
+# What scenarios give, on SQLite (tests/unit/classroom/test_term.py) and on PostgreSQL alike
+LANDINGS = [1, 2, 4, 3]  # own pace: 1; a bring most have not reached: its step; the class moved on: with it; a hold
+# on step 1: asked to go to 2; on 3: locked, and still asked; on 2: there
+BRING_AND_HOLD = [(True, False, 2), (True, True, 2), (False, False, 2)]
+ROOM_MESSAGES = {"message": "Five minutes left", "token_changed": True, "cleared": "",
+                 "refusals": [("message", 422)] * 2 + [("timer_minutes", 422)] * 3,
+                 "timer": ("3:bytes-per-parameter", True)}
+# step 3, a drill, opened and not mastered: the lesson is not finished (a step passed with the class is no hole)
+PASSED_IN_THE_REPORT = {"states": ["done", "passed", "skipped", "done"], "done": 2, "passed": 1, "counted": 3,
+                        "finished": False}
+PROJECTOR_BRING = [(2, 0, False), (2, 1, False), (2, 2, True)]
+ANSWER_SHOWN = [({DRILL: 1}, [DRILL]), ({DRILL: 9}, [DRILL]), ({}, [DRILL]), ({DRILL: 7}, [DRILL]), ({}, [])]
+ANSWER_LISTED = {DRILL: [(1, {"bytes": "8"})]}
+
+
+async def the_projector_counts_a_bring(db: Database) -> list[tuple[int, int, bool]]:
+    """The projector's bring line, as (active learners, those there, everyone there): Cy, quiet for half an hour,
+    is not counted; Ada reaches step 2; Bo goes past it to 3."""
+    klass, _ = await new_class(db)
+    ada, bo, cy = [await join(db, klass, name) for name in ("Ada", "Bo", "Cy")]
+    for member in (ada, bo, cy):
+        await open_step(db, member, 1)
+    await rewind(db, cy, 30 * 60)
+    await classes.set_pace(db, klass, "bring", 2, False, 4)
+    seen = []
+    for member, step in ((None, 0), (ada, 2), (bo, 3)):
+        if member is not None:
+            await open_step(db, member, step)
+        counts = (await projection.build_projection(db, await reload(db, klass))).counts
+        seen.append((counts.active, counts.reached, counts.everyone_there))
+    return seen
+
+
+async def the_answer_on_the_projector(db: Database) -> dict[str, Any]:
+    """Showing the answer of the question on screen reveals its drill and pins that question (one answer on screen
+    at a time); hiding the answer keeps the reveal; hiding the drill hides its answer too. A show without a seed
+    takes the latest question answered in the class, which the projector lists with its answers."""
+    klass, _ = await new_class(db)
+    ada = await join(db, klass, "Ada")
+    await answer(db, ada.learner_id, "8", False)
+    latest = (await room.answers_of(db, klass, [DRILL], limit=1))[DRILL][0][0]
+    seen = []
+    for kind, seed in (("show", latest), ("show", 9), ("hide", None), ("show", 7), ("unreveal", None)):
+        klass = await reload(db, klass)
+        if kind == "unreveal":
+            await classes.reveal(db, klass, DRILL, False)
+        else:
+            await classes.show_answer(db, klass, DRILL, seed)
+        info = (await projection.build_projection(db, await reload(db, klass))).info
+        seen.append((dict(info.answers_shown), list(info.revealed)))
+        if len(seen) == 1:
+            listed = await room.revealed_answers(db, await reload(db, klass))
+    return {"latest": latest, "seen": seen, "listed": listed}
 
 
 async def roster_changes(db: Database) -> dict[str, Any]:
