@@ -92,12 +92,12 @@ class ClassLine(BaseModel):
 class TeachPage(Page):
     """/teach: the form that creates a class, and the classes made with this browser's instructor key."""
 
-    lessons: list[LessonChoice]
-    ends: list[tuple[str, str]] = ENDS
-    values: dict[str, str] = Field(default_factory=dict)
-    errors: dict[str, str] = Field(default_factory=dict)
+    lessons: list[LessonChoice] = Field(description="The lessons a class can run, with steps and minutes")
+    ends: list[tuple[str, str]] = Field(default=ENDS, description="The choices of when a new class ends (value, label)")
+    values: dict[str, str] = Field(default_factory=dict, description="What a refused form had typed, by field")
+    errors: dict[str, str] = Field(default_factory=dict, description="A refused form's messages, by field")
     admin: bool = Field(default=False, description="The server asks for its admin token")
-    classes: list[ClassLine] = Field(default_factory=list)
+    classes: list[ClassLine] = Field(default_factory=list, description="The classes this browser's key made")
     instructor: bool = Field(default=False, description="This browser holds an instructor key")
     link: str = Field(default="", description="The instructor link, only in the answer to asking for it")
     replaced: bool = Field(default=False, description="The link was just replaced: old ones stopped working")
@@ -132,7 +132,7 @@ async def teach_page(db: Database, lessons: list[Lesson], instructor: Instructor
 class OpenLinkPage(Page):
     """/teach/me?key=…: the classes an instructor link opens, before this browser keeps its key."""
 
-    teach: TeachPage
+    teach: TeachPage = Field(description="The /teach page the link's classes will be listed on")
     key: str = Field(description="The key the confirming form sends back")
     mine: bool = Field(description="This browser lists classes of its own, which will join this list")
 
@@ -140,7 +140,7 @@ class OpenLinkPage(Page):
 class CreatedPage(Page):
     """A new class's code for the room and the instructor's private links."""
 
-    info: ClassInfo
+    info: ClassInfo = Field(description="The new class: code, title, lesson, settings")
     links: dict[str, str] = Field(description="dashboard, projector, cockpit (with the key) and join")
     cockpit_qr: str = Field(description="SVG of the cockpit link, for the instructor's phone")
 
@@ -151,9 +151,9 @@ class CreatedPage(Page):
 class JoinPage(Page):
     """The join form; with a known open class's code, its title, so a learner knows they are in the right room."""
 
-    values: dict[str, str]
-    errors: dict[str, str] = Field(default_factory=dict)
-    class_title: str = ""
+    values: dict[str, str] = Field(description="What the form holds: code, name, resume code")
+    errors: dict[str, str] = Field(default_factory=dict, description="A refused join's messages, by field")
+    class_title: str = Field(default="", description="The open class the code names, empty for none")
     resume_open: bool = Field(default=False, description="Show the resume code field open (a taken name, a link)")
 
 
@@ -180,8 +180,8 @@ class StepRow(BaseModel):
 class ReportView(Page):
     """A learner's report with its texts: steps, counts and attempts."""
 
-    r: LearnerReport
-    steps: list[StepRow]
+    r: LearnerReport = Field(description="The learner's report: counts, time, attempts")
+    steps: list[StepRow] = Field(description="Each step with its state and time, in words")
 
     @property
     def progress_text(self) -> str:
@@ -203,10 +203,10 @@ def report_view(r: LearnerReport) -> ReportView:
 class MyClassPage(Page):
     """/class/CODE: a learner's own steps and answers in their class, their resume code, and where to go on."""
 
-    view: ReportView
+    view: ReportView = Field(description="Their steps and answers, in words")
     welcome: bool = Field(description="They came back through the join page")
-    resume_code: str
-    resume_link: str
+    resume_code: str = Field(description="The short code that brings them back on another device")
+    resume_link: str = Field(description="The join address with their name and resume code filled in")
     continue_step: int | None = Field(description="The first step not done yet; None once every step is")
 
 
@@ -230,8 +230,8 @@ def resume_link(base: str, klass: Classroom, member: Member, code: str) -> str:
 class ClassHead(Page):
     """What every instructor view says of the class itself, in words."""
 
-    info: ClassInfo
-    join_url: str
+    info: ClassInfo = Field(description="The class: code, title, lesson, pacing, open or closed")
+    join_url: str = Field(description="The address learners join at (PUBLIC_URL's when set)")
     ends_text: str = Field(default="", description="'in 2 h 59 min' while an end time is ahead")
     timer_text: str = Field(default="", description="'Step 7: 1 min 40 s left' while a drill timer runs")
     timer_label: str = Field(default="", description="'Step 7:', what the page's countdown keeps in front")
@@ -251,8 +251,8 @@ def class_head(info: ClassInfo, join_url: str, now: datetime | None = None) -> C
 class DashboardPage(Page):
     """/teach/CODE: learners × steps, flags, drills, pacing, the room's message and timer, roster and exports."""
 
-    head: ClassHead
-    d: Dashboard
+    head: ClassHead = Field(description="The class in words: title, join address, end, timer")
+    d: Dashboard = Field(description="Learners × steps, flags, drills and counts, from one read of the class")
     errors: dict[str, str] = Field(default_factory=dict, description="A refused control's message, by field")
     values: dict[str, str] = Field(default_factory=dict, description="What the refused control had typed")
     open_panel: str = Field(default="", description="A control to show unfolded: 'delete' after a wrong code")
@@ -261,10 +261,10 @@ class DashboardPage(Page):
 class CockpitPage(Page):
     """/teach/CODE/cockpit: the same data laid out for a phone."""
 
-    head: ClassHead
-    d: Dashboard
-    errors: dict[str, str] = Field(default_factory=dict)
-    values: dict[str, str] = Field(default_factory=dict)
+    head: ClassHead = Field(description="The class in words: title, join address, end, timer")
+    d: Dashboard = Field(description="The dashboard's data: flags, drills, pacing")
+    errors: dict[str, str] = Field(default_factory=dict, description="A refused control's message, by field")
+    values: dict[str, str] = Field(default_factory=dict, description="What the refused control had typed")
 
 
 async def dashboard_page(db: Database, klass: Classroom, join_url: str, since: str = "", rows: bool = True,
@@ -282,10 +282,10 @@ class Shown(Page):
     """A revealed drill as the projector lays it out: its figures, its answers summed up, and the mistakes there
     is room for."""
 
-    x: DrillStats
-    r: RoomSummary | None
-    mistakes: list[MistakeTally]
-    other_wrong: int
+    x: DrillStats = Field(description="The drill's counts: learners, attempts, first-try and overall right")
+    r: RoomSummary | None = Field(description="Its answers summed up for the room, once anyone answered")
+    mistakes: list[MistakeTally] = Field(description="The commonest classic mistakes there is room for")
+    other_wrong: int = Field(description="Wrong parts that match no classic mistake")
     timer: str = Field(default="", description="Its countdown, when the instructor set one")
 
 
@@ -294,8 +294,8 @@ class ProjectorPage(Page):
     line; the two latest reveals fill the screen (the one whose answer is shown fills it alone), the others take a
     line each, so the page never scrolls at 1920×1080 or 1280×720."""
 
-    head: ClassHead
-    d: Projection
+    head: ClassHead = Field(description="The class in words: title, join address, end, timer")
+    d: Projection = Field(description="What the room may see: steps, pace, revealed drills, no names")
     reveals: dict[str, RoomSummary] = Field(default_factory=dict, description="Each revealed drill, summed up")
     qr: str = Field(default="", description="SVG of the join address")
 
@@ -348,12 +348,12 @@ async def projector_page(db: Database, klass: Classroom, lessons: list[Lesson], 
 class LearnerPage(Page):
     """/teach/CODE/learners/N: one learner's steps and answers, their resume link, and the roster's controls."""
 
-    view: ReportView
-    resume_code: str
-    resume_link: str
+    view: ReportView = Field(description="The learner's steps and answers, in words")
+    resume_code: str = Field(description="Their current resume code")
+    resume_link: str = Field(description="The join address that brings them back to their seat")
     others: list[tuple[int, str]] = Field(description="The class's other learners (id, name), to merge with")
-    errors: dict[str, str] = Field(default_factory=dict)
-    values: dict[str, str] = Field(default_factory=dict)
+    errors: dict[str, str] = Field(default_factory=dict, description="A refused roster control's message, by field")
+    values: dict[str, str] = Field(default_factory=dict, description="What the refused control had typed")
 
 
 async def learner_page(db: Database, klass: Classroom, member: Member, secret: str, base: str,
@@ -366,7 +366,9 @@ async def learner_page(db: Database, klass: Classroom, member: Member, secret: s
 
 
 class DeletedPage(Page):
-    code: str
-    title: str
-    removed: int
+    """The page after a class is deleted: what went with it."""
+
+    code: str = Field(description="The deleted class's code")
+    title: str = Field(description="Its title")
+    removed: int = Field(description="How many learners' names went with it")
 

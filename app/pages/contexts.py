@@ -55,19 +55,19 @@ class PanelView(BaseModel):
     """The dgx-1 panel as the template draws it (templates/panel.html)."""
 
     key: str = Field(description="Digest of the placed load it is drawn from (panel_key): the page sends it back")
-    gpus: list[GpuView]
-    activity: str
-    why: str
+    gpus: list[GpuView] = Field(description="The eight GPUs, each with its memory bar, busy share and power")
+    activity: str = Field(description="What dgx-1 is doing, in words ('training Llama 3.1 8B (bf16) on 8 GPUs')")
+    why: str = Field(description="Why the work does not fit, or ''")
     shown_by: str = Field(default="", description="The widget whose work the panel shows, by its title; '' when idle")
-    fits: bool
-    power_w: float
-    server_power_w: float = 0.0
-    used: int
-    capacity: int
-    summary: str
-    announcement: str
-    legend: list[tuple[str, str]]
-    bar_width: int = BAR_WIDTH
+    fits: bool = Field(description="Every GPU's share fits in its memory")
+    power_w: float = Field(description="The GPUs' power draw, watts (the one power rule)")
+    server_power_w: float = Field(default=0.0, description="The whole server's draw, GPUs and the rest, watts")
+    used: int = Field(description="Bytes held on the fullest GPU")
+    capacity: int = Field(description="Bytes one GPU holds")
+    summary: str = Field(description="The folded panel's one line")
+    announcement: str = Field(description="What a screen reader hears when the panel changes")
+    legend: list[tuple[str, str]] = Field(description="The memory bar's colours: (part, label)")
+    bar_width: int = Field(default=BAR_WIDTH, description="Width of a GPU's memory bar, in SVG units")
 
     @property
     def busy_gpus(self) -> int:
@@ -268,13 +268,13 @@ class StepPage(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    lesson: Lesson
-    step: Step
-    widgets: dict[int, AnyWidgetView]
-    panel: PanelView
-    done: set[int]
-    minutes_left: int
-    cheatsheet: list[Step] = Field(default_factory=list)
+    lesson: Lesson = Field(description="The lesson the step belongs to")
+    step: Step = Field(description="The step: its prose (engine expressions evaluated) and blocks")
+    widgets: dict[int, AnyWidgetView] = Field(description="The widget blocks, computed, by position")
+    panel: PanelView = Field(description="The dgx-1 panel, showing the step's plan or nothing")
+    done: set[int] = Field(description="The numbers of the steps this learner has done")
+    minutes_left: int = Field(description="About how many minutes the steps after this one take")
+    cheatsheet: list[Step] = Field(default_factory=list, description="Every step of the lesson, for a cheat-sheet block to list their formulas")
     drills: dict[int, DrillView] = Field(default_factory=dict, description="The drill blocks, by position")
     classroom: ClassBanner | None = Field(default=None, description="The learner's class banner, when in a class")
 

@@ -37,27 +37,27 @@ class DrillView(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    name: str
-    title: str
+    name: str = Field(description="The drill's name (registry key or a declared drill's)")
+    title: str = Field(description="The drill's title")
     did: str = Field(description="DOM id of the drill, e.g. d3 for block 3")
     index: int = Field(description="Position of the block in the step")
-    lesson: str
-    step: int
+    lesson: str = Field(description="The lesson's slug")
+    step: int = Field(description="The step's number")
     number: int = Field(description="Question number, from 0")
-    question: Question
+    question: Question = Field(description="The question dealt to this learner (from their seed)")
     values: dict[str, str] = Field(default_factory=dict, description="Answers as typed")
     errors: dict[str, str] = Field(default_factory=dict, description="Why an answer could not be read")
-    feedback: Feedback | None = None
+    feedback: Feedback | None = Field(default=None, description="The grade of the last answer, with the solution")
     tries: int = Field(default=0, description="Graded attempts at this question")
-    streak: int = 0
-    mastery: int = 3
-    mastered: bool = False
-    just_mastered: bool = False
+    streak: int = Field(default=0, description="Right at the first try in a row")
+    mastery: int = Field(default=3, description="The streak that masters the drill")
+    mastered: bool = Field(default=False, description="Mastered already")
+    just_mastered: bool = Field(default=False, description="Mastered by this answer: the step is marked done")
     hints: list[str] = Field(default_factory=list, description="Hints shown so far")
-    hints_total: int = 0
+    hints_total: int = Field(default=0, description="Hints the question has")
     message: str = Field(default="", description="A notice above the question, e.g. too many answers")
-    link_title: str = ""
-    node: NodeLoad | None = None
+    link_title: str = Field(default="", description="The title of the step a feedback link opens")
+    node: NodeLoad | None = Field(default=None, description="The work the question puts on dgx-1, for the panel")
     coverage: Coverage | None = Field(default=None, description="Topics met and right, for a drill with a spread")
 
     def value(self, part: str) -> str:
