@@ -183,8 +183,9 @@ def _check_product(left: Any, right: Any) -> None:
     for seq, times in ((left, right), (right, left)):
         if isinstance(seq, str | list | tuple) and isinstance(times, int) and not isinstance(times, bool):
             if times > 0 and size(seq) * times > MAX_SIZE:
-                raise Overrun(f"repeating {size(seq):,} characters or items {times:,} times would hold more than "
-                              f"{MAX_SIZE:,}")
+                n = size(seq)
+                raise Overrun(f"repeating {n:,} character{'s' if n != 1 else ''} or item{'s' if n != 1 else ''} "
+                              f"{times:,} times would hold more than {MAX_SIZE:,}")
 
 
 def _check_widths(spec: str) -> None:

@@ -274,7 +274,9 @@ class StepPage(BaseModel):
     panel: PanelView = Field(description="The dgx-1 panel, showing the step's plan or nothing")
     done: set[int] = Field(description="The numbers of the steps this learner has done")
     minutes_left: int = Field(description="About how many minutes the steps after this one take")
-    cheatsheet: list[Step] = Field(default_factory=list, description="Every step of the lesson, for a cheat-sheet block to list their formulas")
+    cheatsheet: list[Step] = Field(
+        default_factory=list, description="Every step of the lesson, for a cheat-sheet block to list their formulas"
+    )
     drills: dict[int, DrillView] = Field(default_factory=dict, description="The drill blocks, by position")
     classroom: ClassBanner | None = Field(default=None, description="The learner's class banner, when in a class")
 

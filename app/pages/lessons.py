@@ -18,7 +18,7 @@ def find_lesson(slug: str, lessons: list[Lesson]) -> Lesson:
             return lesson
     if slug in getattr(lessons, "broken", {}):  # see app.lessons.loader.Served
         raise NotFound(f"The lesson '{slug}' is not served: its files have problems for its author to fix "
-                       "(`gpu-classroom check` lists them).")
+                       "(gpu-classroom check lists them).")
     raise NotFound(f"There is no lesson called '{slug}'.")
 
 

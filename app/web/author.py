@@ -135,10 +135,12 @@ async def watch(app: FastAPI, state: AuthorLessons, stop: asyncio.Event) -> None
 def report(state: AuthorLessons, slugs: set[str] | None, what: str) -> None:
     """Tell the terminal what a load found (`slugs` None: every lesson): 'ok', or each problem as file:line."""
     found = state.problems_of(None) if slugs is None else [p for s in sorted(slugs) for p in state.problems_of(s)]
-    problems = list(dict.fromkeys(str(p) for p in found))
+    lines = list(dict.fromkeys(str(p) for p in found))
+    errors = len({str(p) for p in found if not p.warning})
+    warnings = len({str(p) for p in found if p.warning})
     names = "the lessons" if slugs is None else ", ".join(sorted(slugs)) or "nothing"
-    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}" if problems else "ok"
-    log.warning("%s", "\n".join([f"{what} {names}: {count}", *(f"  {p}" for p in problems)]))
+    said = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((errors, "problem"), (warnings, "warning")) if n]
+    log.warning("%s", "\n".join([f"{what} {names}: {', '.join(said) or 'ok'}", *(f"  {p}" for p in lines)]))
 
 
 def enable(app: FastAPI, validate: BlockValidator) -> None:

@@ -119,3 +119,21 @@ def test_a_class_of_the_authors_lesson_carries_the_description_the_note_and_the_
     assert "The KV cache of a catalog model for a batch of conversations, in GB." in reveal
     assert 'data-part="why"' not in reveal  # nothing to count right or wrong
     assert "Before revealing this drill" not in kv_room.learner().client.get("/lessons/kv-cache-size/3").text
+
+
+def test_author_modes_terminal_counts_problems_and_warnings_apart(caplog: pytest.LogCaptureFixture) -> None:
+    """'reloaded kv: 1 warning', not '1 problem', when a lesson only has a warning; each line follows."""
+    from types import SimpleNamespace
+
+    from app.lessons.model import Problem
+    from app.web.author import report
+
+    few = Problem(file="my/kv/02-drill.md", line=12, message="27 different questions", warning=True)
+    wrong = Problem(file="my/kv/01-intro.md", line=3, message="unknown widget")
+    for found, said in (([few], "reloaded kv: 1 warning"), ([wrong, few], "reloaded kv: 1 problem, 1 warning"),
+                        ([], "reloaded kv: ok")):
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="gpu_classroom.author"):
+            report(SimpleNamespace(problems_of=lambda _slug, f=found: f), {"kv"}, "reloaded")  # type: ignore[arg-type]
+        lines = caplog.records[-1].getMessage().splitlines()
+        assert lines[0] == said and lines[1:] == [f"  {p}" for p in found]

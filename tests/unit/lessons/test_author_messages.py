@@ -1,5 +1,5 @@
-"""The instructor walk's fifteen deliberate errors (shared/reviews/instructor-walk-2026-12-04.md, Part 2), row by
-row, on the walk's own lesson ("How big is a KV cache?"): each is one problem, at the line of the key that is wrong,
+"""The instructor walk's 14 deliberate errors (shared/reviews/instructor-walk-2026-12-04.md, Part 2), row by row,
+on the walk's own lesson ("How big is a KV cache?"): each is one problem, at the line of the key that is wrong,
 in an author's words: the names there are, the closest one to a misspelt name, how to quote, and never a pydantic
 link, an internal class name or a learner's example."""
 
