@@ -56,8 +56,17 @@
       const total = Number(present.dataset.total);
       if (!(n >= 1 && n <= total) || n === current("#slide")) return;
       const url = `/lessons/${slug}/${n}/present`;
-      window.htmx.ajax("GET", url, { target: "#slide", swap: "outerHTML" }).then(() => history.pushState({}, "", url));
+      window.htmx.ajax("GET", url, { target: "#slide", swap: "outerHTML" })
+        .then(() => history.pushState({ gcSlide: n }, "", url));
     };
+    // Back and Forward bring the address's slide in place too, as the arrows do: these entries are this script's
+    // (app.js's popstate leaves them alone), the first one included.
+    history.replaceState({ ...(history.state || {}), gcSlide: current("#slide") }, "");
+    window.addEventListener("popstate", () => {
+      const found = location.pathname.match(/\/(\d+)\/present$/);
+      if (!found || Number(found[1]) === current("#slide")) return;
+      window.htmx.ajax("GET", location.pathname + location.search, { target: "#slide", swap: "outerHTML" });
+    });
 
     const settle = () => {
       const n = current("#slide");
