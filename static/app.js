@@ -153,13 +153,16 @@
     const query = params.toString();
     return here.pathname + (query ? "?" + query : "") + here.hash;
   };
-  const shared = new Map();  // the answers not yet in the address bar, the latest per widget
+  const shared = new Map();  // the answers not yet in the address bar, the latest per widget, with their page's path
   let shareTimer = 0;
   const current = () => location.pathname + location.search + location.hash;
   const flushShared = () => {
     clearTimeout(shareTimer);
     let address = current();
-    shared.forEach((url, wid) => { address = mergeShare(address, url, wid); });
+    // an answer given on another page (a slide turned in place since) is that page's, never this one's address
+    shared.forEach(({ url, page }, wid) => {
+      if (page === location.pathname) address = mergeShare(address, url, wid);
+    });
     shared.clear();
     recordWidgetState(address);
     return address;
@@ -168,9 +171,15 @@
     const xhr = event.detail.xhr;
     const url = xhr && xhr.status ? xhr.getResponseHeader("X-Share-Url") : null;
     if (!url) return;
-    shared.set(new URL(url, location.href).hash.slice(1), url);
+    shared.set(new URL(url, location.href).hash.slice(1), { url, page: location.pathname });
     clearTimeout(shareTimer);
     shareTimer = setTimeout(flushShared, WIDGET_PAUSE);
+  });
+  // A slide turned inside the pause (presenting mode swaps #slide in place: no page load, no pagehide) records its
+  // widgets' latest answers in its own address first, so Back returns to the slide as it was left (issue 27, I2).
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const target = event.detail.target;
+    if (target && target.id === "slide" && shared.size) flushShared();
   });
   document.addEventListener("htmx:beforeHistoryUpdate", (event) => {
     const { history: update, target } = event.detail;
@@ -200,6 +209,7 @@
   window.addEventListener("pagehide", () => { if (shared.size) flushShared(); });
   window.addEventListener("popstate", (event) => {
     if (event.state && event.state.htmx) return;  // htmx restores (reloads) its own entries
+    if (event.state && event.state.gcSlide) return;  // present.js brings a slide in place, keeping full screen
     if (location.pathname + location.search !== rendered) location.reload();
   });
 

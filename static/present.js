@@ -1,6 +1,7 @@
 // Presenting mode: full screen on a button press (or F), speaker notes toggled (N) or in a second window that
 // follows the slides. The arrow keys are app.js's: they click the slide's prev/next links, which htmx swaps in
-// place, so full screen stays on. PageUp/PageDown (what presentation clickers send) do the same.
+// place, so full screen stays on. PageUp/PageDown (what presentation clickers send) do the same. Escape in a
+// widget's field gives the keys back to the slide.
 (function () {
   "use strict";
   const present = document.querySelector("[data-present]");
@@ -56,8 +57,17 @@
       const total = Number(present.dataset.total);
       if (!(n >= 1 && n <= total) || n === current("#slide")) return;
       const url = `/lessons/${slug}/${n}/present`;
-      window.htmx.ajax("GET", url, { target: "#slide", swap: "outerHTML" }).then(() => history.pushState({}, "", url));
+      window.htmx.ajax("GET", url, { target: "#slide", swap: "outerHTML" })
+        .then(() => history.pushState({ gcSlide: n }, "", url));
     };
+    // Back and Forward bring the address's slide in place too, as the arrows do: these entries are this script's
+    // (app.js's popstate leaves them alone), the first one included.
+    history.replaceState({ ...(history.state || {}), gcSlide: current("#slide") }, "");
+    window.addEventListener("popstate", () => {
+      const found = location.pathname.match(/\/(\d+)\/present$/);
+      if (!found || Number(found[1]) === current("#slide")) return;
+      window.htmx.ajax("GET", location.pathname + location.search, { target: "#slide", swap: "outerHTML" });
+    });
 
     const settle = () => {
       const n = current("#slide");
@@ -78,8 +88,16 @@
     // Slides move by htmx.ajax, never by clicking a link that htmx may not have wired up yet (it does so as the
     // swap settles): a plain click there would load a new page and drop full screen. Captured, so app.js's
     // arrow-key handler sees the key already handled.
+    // A widget's select or number field keeps the arrow keys while it has the focus (they change its value, as
+    // the browser does); Escape hands them back to the slide, so the next arrow turns it (issue 27, I2).
     const step = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
     document.addEventListener("keydown", (event) => {
+      const slide = document.getElementById("slide");
+      if (event.key === "Escape" && typing(event.target) && slide && slide.contains(event.target)) {
+        event.target.blur();
+        slide.focus({ preventScroll: true });
+        return;
+      }
       if (!plainKey(event) || event.shiftKey) return;
       const key = event.key;
       if (key === "f" || key === "F") { event.preventDefault(); if (canFull) toggleFull(); }

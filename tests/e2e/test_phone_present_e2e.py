@@ -211,3 +211,62 @@ def test_a_widget_changed_while_presenting_stays_in_presenting_mode(browser: Bro
     expect(page.locator("#slide")).to_have_attribute("data-step", "4")
     expect(page).to_have_url(re.compile(r"/4/present$"))
     ctx.close()
+
+
+def test_escape_in_a_changed_select_gives_the_arrow_keys_back_to_the_slide(browser: Browser, server: Server) -> None:
+    """Issue 27 (I2), from the keyboard alone: a select changed with the arrow keys keeps them (the browser's own
+    behaviour), Escape hands them back to the slide, and the next → turns it. Turned that fast, inside the address
+    bar's pause, the change is recorded in slide 3's address, not written over slide 4's as step 3's page."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    page.goto(f"{server.url}{PRESENTABLE}/3/present")
+    choice = page.locator('[data-widget="interconnect"]').get_by_label("Gradients of")
+    before = choice.input_value()
+    choice.focus()
+    with page.expect_response(lambda r: "/widgets/interconnect" in r.url):
+        page.keyboard.press("ArrowDown")
+    expect(choice).not_to_have_value(before)
+    expect(choice).to_be_focused()
+    expect(page.locator("#slide")).to_have_attribute("data-step", "3")
+    page.keyboard.press("Escape")
+    expect(page.locator("#slide")).to_be_focused()
+    page.keyboard.press("ArrowRight")  # at a presenter's pace, inside the address bar's 400 ms pause
+    expect(page.locator("#slide")).to_have_attribute("data-step", "4")
+    expect(page).to_have_url(re.compile(r"/4/present$"))  # not slide 3's change on step 3's own page
+    page.wait_for_timeout(600)  # past the pause: the answer stays slide 3's
+    expect(page).to_have_url(re.compile(r"/4/present$"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/3/present\?.*model="))  # slide 3 as it was left
+    expect(page.locator("#slide")).to_have_attribute("data-step", "3")
+    expect(page.locator('[data-widget="interconnect"]').get_by_label("Gradients of")).not_to_have_value(before)
+    page.go_forward()  # Back and Forward move between slides in place, as the arrows do
+    expect(page.locator("#slide")).to_have_attribute("data-step", "4")
+    expect(page).to_have_url(re.compile(r"/4/present$"))
+    ctx.close()
+
+
+def test_a_clipped_slide_column_scrolls_from_the_keyboard(browser: Browser, server: Server) -> None:
+    """Issue 27 (I1): a column with more below takes the keyboard focus, and the arrow keys and End scroll it,
+    not the slide (PageUp and PageDown stay a clicker's, and turn slides); at its end the "More below" cue goes."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    column = None
+    for n in (4, 8, 23, 3, 7, 21):  # the slides the walk found clipped at 1280×720
+        page.goto(f"{server.url}{PRESENTABLE}/{n}/present")
+        tall = page.locator("[data-scroll-region][data-more-below]")
+        if tall.count():  # held by its name: the selector above stops matching once it is scrolled to its end
+            column = page.locator(f'[data-scroll-region][aria-label="{tall.first.get_attribute("aria-label")}"]')
+            break
+    assert column is not None, "no slide column is taller than the screen: no longer a test of I1"
+    slide = page.locator("#slide").get_attribute("data-step")
+    column.focus()
+    expect(column).to_be_focused()
+    assert column.evaluate("(r) => r.scrollTop") == 0
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function("(r) => r.scrollTop > 0", arg=column.element_handle())
+    page.keyboard.press("End")
+    page.wait_for_function("(r) => r.scrollTop + r.clientHeight >= r.scrollHeight - 4", arg=column.element_handle())
+    expect(column).not_to_have_attribute("data-more-below", "")
+    expect(page.locator("#slide")).to_have_attribute("data-step", slide or "")  # still the same slide
+    ctx.close()
+

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html as markup
+import math
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -10,9 +12,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.engine.compute import training_model_flops
+from app.engine.hardware import get_gpu, peak_flops
 from app.engine.models import get_model
-from app.engine.text import num
+from app.engine.plan import Plan, make_plan
+from app.engine.text import gb, num, pct, plural
+from app.engine.training_run import RUN_CHECKPOINTING, RUN_SEQUENCE_TOKENS, TrainingRun, loss_at
 from app.main import create_app
+from app.widgets._fields import MODEL_OPTIONS
+from app.widgets.training_run import GPU_CHOICES
 from tests.conftest import make_settings
 from tests.web.live_clock import Clock, clock_fixture
 
@@ -188,3 +195,123 @@ def test_without_javascript_start_submits_the_form_and_the_page_shows_the_run(le
     assert re.search(r'action="/lessons/what-ai-workloads-need/5" method="get"', page)
     running = lessons_client.get("/lessons/what-ai-workloads-need/5?w=1&action=start").text
     assert 'data-status="running"' in running and ">Pause</button>" in running
+
+
+# Learner walk 2026-12-04, W13-W15 (fixed in 21e3878): what the learner reads of the loss, a barely starved loader
+# and a refused run's advice, each figure from the engine.
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", markup.unescape(re.sub(r"<[^>]+>", " ", html))).strip()
+
+
+def _caption(html: str) -> str:
+    found = re.search(r"<figcaption[^>]*>([^<]*)<", html)
+    assert found, "no loss chart caption"
+    return found.group(1)
+
+
+def test_w13_the_loss_tile_and_the_curve_start_from_the_same_ln_vocab(client: TestClient, clock: Clock) -> None:
+    vocab = get_model("llama-3.1-8b").vocab
+    start_loss = f"{math.log(vocab):.2f}"  # an untrained model's even guess among its tokens: 11.76
+    assert start_loss == f"{loss_at(get_model('llama-3.1-8b').parameters, 0, vocab):.2f}" == "11.76"
+    before = client.get(URL, headers=HX).text
+    assert 'data-status="ready"' in before and value(before, "loss") == start_loss
+    assert "No loss yet" in _caption(before)
+    s = start(client, clock)
+    _, at_start = poll(client, s)
+    assert value(at_start, "loss") == start_loss
+    clock.now += 4
+    _, running = poll(client, s)
+    caption = _caption(running)
+    assert caption.startswith(f"Loss fell from {start_loss} at the start"), caption
+    assert f"guessing evenly among its {vocab:,} tokens" in caption
+    assert float(value(running, "loss")) < float(start_loss)  # and the tile has moved down the same curve
+
+
+def _gpus_share(mfu: float) -> float:
+    """Sequences a second the 8 H100s of step 5 take at this MFU (bf16 peak ÷ a sequence's model FLOPs)."""
+    sequence = training_model_flops(get_model("llama-3.1-8b"), RUN_SEQUENCE_TOKENS, RUN_SEQUENCE_TOKENS)
+    return 8 * peak_flops(get_gpu("h100"), "bf16") * mfu / sequence
+
+
+def test_w14_a_barely_starved_run_says_it_waits_a_little_to_a_decimal(client: TestClient, clock: Clock) -> None:
+    loader = 3.53  # the walk's loader, just under the 3.54 sequences a second the GPUs eat at 20 % MFU
+    extra = f"&mfu=0.2&loader_samples_per_second={loader}"
+    wait = 1 - loader / _gpus_share(0.2)
+    assert 0 < wait < 0.005  # under half a per cent: a whole-number share would read "0 %"
+    s = start(client, clock, extra)
+    clock.now += 2
+    _, html = poll(client, s, extra)
+    callout = re.search(r'data-starved="true">(.*?)</p>', html, flags=re.S)
+    assert callout, "a loader under the GPUs' pace is not called out"
+    said = _text(callout.group(1))
+    assert said.startswith("The GPUs wait, but only a little.") and "starved" not in said
+    assert f"they wait {pct(wait, 1)} of the time" in said and pct(wait, 1) == "0.2 %"
+    assert not re.search(r"wait 0 %", said)
+    assert value(html, "utilisation") == pct(1 - wait, 1)  # 99.8 %, not a rounded 100 % beside "wait"
+    assert f"({num(_gpus_share(0.2), 1)} sequences a second)" in said
+
+
+def test_w14_a_starved_run_is_still_called_starved(client: TestClient, clock: Clock) -> None:
+    extra = "&loader_samples_per_second=4"
+    s = start(client, clock, extra)
+    clock.now += 2
+    _, html = poll(client, s, extra)
+    wait = 1 - 4 / _gpus_share(0.4)
+    assert "<strong>The GPUs are starved.</strong>" in html and f"they wait {pct(wait)} of the time" in html
+
+
+def _plan(model: str, gpus: int) -> Plan:
+    """The engine's own plan of the widget's run: ZeRO-3, one 8,192-token sequence a GPU, its checkpointing."""
+    run = TrainingRun(model=model, gpus=gpus, sharding="zero3", batch_size=1, context_tokens=RUN_SEQUENCE_TOKENS,
+                      activation_checkpointing=RUN_CHECKPOINTING)
+    return make_plan(run.plan_request())
+
+
+def _holds(model: str, gpus: int) -> bool:
+    return _plan(model, gpus).fits
+
+
+def _refusal(client: TestClient, model: str, gpus: int) -> str:
+    html = client.get(f"{URL}&model={model}&gpus={gpus}", headers=HX).text
+    found = re.search(r"data-refusal>(.*?)</p>", html, flags=re.S)
+    assert found, f"{model} on {gpus} GPUs is not refused"
+    return _text(found.group(1))
+
+
+def test_w15_70b_on_64_gpus_says_more_gpus_would_not_help_and_names_what_would(client: TestClient,
+                                                                              clock: Clock) -> None:
+    assert not _holds("llama-3.1-70b", GPU_CHOICES[-1]) and GPU_CHOICES[-1] == 64  # the largest count offered
+    need = _plan("llama-3.1-70b", 64).per_gpu.total
+    said = _refusal(client, "llama-3.1-70b", 64)
+    assert said.startswith(f"This run cannot start: GPU 0 needs {gb(need, 1)}")  # 141.6 GB
+    assert "More GPUs would not help: ZeRO-3 shares" in said and f"so each needs {gb(need, 1)}" in said
+    assert "Pick a smaller model" in said and "Pick more GPUs" not in said
+    assert any(_holds(m, 64) for m, _ in MODEL_OPTIONS)  # and a smaller model the widget offers does run
+
+
+def test_w15_every_refused_run_names_the_fewest_gpus_that_hold_it_or_says_none_do(client: TestClient,
+                                                                                   clock: Clock) -> None:
+    named = hopeless = 0
+    for model, _ in MODEL_OPTIONS:
+        for gpus in (n for n in GPU_CHOICES if not _holds(model, n)):
+            said = _refusal(client, model, gpus)
+            holding = [n for n in GPU_CHOICES if n > gpus and _holds(model, n)]
+            if holding:
+                assert f"{plural(holding[0], 'GPU')} hold it; pick at least that many" in said, (model, gpus, said)
+                named += 1
+            else:
+                assert "More GPUs would not help" in said and "Pick a smaller model" in said, (model, gpus, said)
+                assert not re.search(r"\b\d+ GPUs? hold it", said)
+                hopeless += 1
+    assert named and hopeless  # the 8B on 1 GPU ("4 GPUs hold it") and the 70B on 64 are both met
+    assert "4 GPUs hold it" in _refusal(client, "llama-3.1-8b", 1)
+
+
+def test_w16_step_5_reads_as_training_from_scratch_beside_a_curve_from_an_untrained_model(
+    lessons_client: TestClient, clock: Clock
+) -> None:
+    page = lessons_client.get("/lessons/what-ai-workloads-need/5").text
+    assert "Llama 3.1 8B trained from scratch" in _text(page)
+    vocab = get_model("llama-3.1-8b").vocab
+    assert value(page, "loss") == f"{math.log(vocab):.2f}"  # the loss of random weights, not of Meta's model

@@ -82,3 +82,14 @@ def test_no_lesson_repeats_ten_words_of_the_source_texts() -> None:
     files = (ROOT / "lessons").rglob("*.md")
     copied = {str(md.relative_to(ROOT)): len(_shingles(md.read_text()) & seen) for md in files}
     assert {k: v for k, v in copied.items() if v} == {}
+
+
+def test_step_5_says_its_run_trains_from_scratch(flagship) -> None:  # type: ignore[no-untyped-def]
+    """W16 of the 2026-12-04 walk: the widget's loss starts at ln(vocab), a model with random weights, so the prose
+    says the 8B is trained from scratch, not fine-tuned from Meta's weights (whose loss would start near 2)."""
+    step = flagship.steps[4]
+    prose = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", "".join(b.html for b in step.blocks if b.kind != "widget")))
+    assert re.search(r"Llama 3\.1 8B trained from scratch on a billion tokens", prose), prose[:600]
+    assert not re.search(r"fine-?tun", prose, flags=re.I)
+    assert any(b.kind == "widget" and b.name == "training-run" and b.params["model"] == "llama-3.1-8b"
+               for b in step.blocks)
