@@ -1,7 +1,7 @@
 // Presenting mode: full screen on a button press (or F), speaker notes toggled (N) or in a second window that
-// follows the slides. The arrow keys are app.js's: they click the slide's prev/next links, which htmx swaps in
-// place, so full screen stays on. PageUp/PageDown (what presentation clickers send) do the same. Escape in a
-// widget's field gives the keys back to the slide.
+// follows the slides. The arrow keys and PageUp/PageDown (what presentation clickers send) are handled here,
+// before app.js's page-turning handler: they move the slide in place with htmx, so full screen stays on. Escape
+// in a widget's field gives the keys back to the slide.
 (function () {
   "use strict";
   const present = document.querySelector("[data-present]");
