@@ -23,8 +23,9 @@ ENV = TEMPLATES.env
 BASE = {"request", "author"}  # read by base.html on every page: the request, and author mode's flag when it is on
 
 
-def contexts() -> list[type[PageContext]]:
-    found, todo = [], list(PageContext.__subclasses__())
+def contexts(base: type[BaseModel] = PageContext) -> list[type[BaseModel]]:
+    """Every subclass of `base`, at any depth, by name."""
+    found, todo = [], list(base.__subclasses__())
     while todo:
         cls = todo.pop()
         found.append(cls)
@@ -94,15 +95,6 @@ CLASS_TEMPLATES = {"TeachPage": "classroom/teach.html", "OpenLinkPage": "classro
                    "LearnerPage": "classroom/learner.html", "DeletedPage": "classroom/deleted.html"}
 
 
-def class_contexts() -> list[type[BaseModel]]:
-    found, todo = [], list(class_pages.Page.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        found.append(cls)
-        todo += cls.__subclasses__()
-    return sorted(found, key=lambda c: c.__name__)
-
-
 def attributes_read(name: str, seen: set[str] | None = None) -> set[str]:
     """Every attribute a template (and what it extends, includes or imports) reads: `page.x`, `p.x`, `x.y`."""
     seen = set() if seen is None else seen
@@ -118,7 +110,7 @@ def attributes_read(name: str, seen: set[str] | None = None) -> set[str]:
     return read
 
 
-CLASS_CONTEXTS = class_contexts()
+CLASS_CONTEXTS = contexts(class_pages.Page)
 CLASS_READ = set().union(*(attributes_read(t) for t in CLASS_TEMPLATES.values()))
 
 
