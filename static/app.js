@@ -348,14 +348,10 @@
   // Cues for content cut at an edge (issue 27, W38, I1): a table wider than the screen says it scrolls sideways,
   // and a presenting-mode column taller than the slide says there is more below until it is scrolled to its end.
   // Marked here, drawn by app.css; checked on load, after each swap, on resize and as a column scrolls.
+  // Sizes are read all at once, then written (a read after a write would lay the page out again for each
+  // table), and after a swap only once the new answer has been painted: a cue is not worth delaying the answer.
   const markOverflow = (root) => {
     if (!root || !root.querySelectorAll) return;
-    root.querySelectorAll("table.data").forEach((table) => {
-      const over = table.scrollWidth > table.clientWidth + 1;
-      table.toggleAttribute("data-overflows", over);
-      if (over) table.tabIndex = 0;  // the keyboard scrolls it too; its caption names it
-      else table.removeAttribute("tabindex");
-    });
     // On a phone each chart is drawn at its own size (1 SVG unit = 1 CSS px, so 12-unit labels read at 12 px,
     // issue 27, W39) and scrolls sideways; app.css's 32rem is the floor without JavaScript.
     const phone = window.matchMedia("(max-width: 30rem)").matches;
@@ -363,17 +359,30 @@
       const box = svg.viewBox.baseVal;
       svg.style.minWidth = phone && box && box.width ? `${box.width}px` : "";
     });
-    root.querySelectorAll("figure.chart:not([tabindex])").forEach((figure) => {
-      if (figure.scrollWidth > figure.clientWidth + 1) figure.tabIndex = 0;  // scrolled by keyboard too
+    const tables = [...root.querySelectorAll("table.data")];
+    const figures = [...root.querySelectorAll("figure.chart:not([tabindex])")];
+    const regions = [...root.querySelectorAll("[data-scroll-region]")];
+    const wide = (el) => el.scrollWidth > el.clientWidth + 1;
+    const tablesOver = tables.map(wide), figuresOver = figures.map(wide), regionsMore = regions.map(moreBelow);
+    tables.forEach((table, i) => {
+      table.toggleAttribute("data-overflows", tablesOver[i]);
+      if (tablesOver[i]) table.tabIndex = 0;  // the keyboard scrolls it too; its caption names it
+      else table.removeAttribute("tabindex");
     });
-    root.querySelectorAll("[data-scroll-region]").forEach(markMoreBelow);
+    figures.forEach((figure, i) => { if (figuresOver[i]) figure.tabIndex = 0; });  // scrolled by keyboard too
+    regions.forEach((region, i) => region.toggleAttribute("data-more-below", regionsMore[i]));
   };
-  const markMoreBelow = (region) => {
-    region.toggleAttribute("data-more-below", region.scrollTop + region.clientHeight < region.scrollHeight - 4);
+  const moreBelow = (region) => region.scrollTop + region.clientHeight < region.scrollHeight - 4;
+  const markMoreBelow = (region) => region.toggleAttribute("data-more-below", moreBelow(region));
+  let overflowPending = false;
+  const markOverflowAfterPaint = () => {
+    if (overflowPending) return;
+    overflowPending = true;
+    requestAnimationFrame(() => setTimeout(() => { overflowPending = false; markOverflow(document); }, 0));
   };
   document.addEventListener("DOMContentLoaded", () => markOverflow(document));
-  document.addEventListener("htmx:afterSettle", () => markOverflow(document));
-  window.addEventListener("resize", () => markOverflow(document));
+  document.addEventListener("htmx:afterSettle", markOverflowAfterPaint);
+  window.addEventListener("resize", markOverflowAfterPaint);
   document.addEventListener("scroll", (event) => {
     const region = event.target;
     if (region && region.matches && region.matches("[data-scroll-region]")) markMoreBelow(region);
