@@ -42,20 +42,26 @@ def own_names(name: str) -> set[str]:
     return set(meta.find_undeclared_variables(tree)) - stored
 
 
-def every_name(name: str, seen: set[str] | None = None) -> set[str]:
-    """The names a template and every template it extends, includes or imports read."""
+def reached(name: str, seen: set[str] | None = None) -> list[tuple[str, nodes.Template]]:
+    """A template and every template it extends, includes or imports, each once: (source, parsed tree)."""
     seen = set() if seen is None else seen
     if name in seen:
-        return set()
+        return []
     seen.add(name)
     assert ENV.loader is not None
-    tree = ENV.parse(ENV.loader.get_source(ENV, name)[0])
     source = ENV.loader.get_source(ENV, name)[0]
-    names = set(meta.find_undeclared_variables(tree)) | set(re.findall(r"\b(oob)\b", source))  # oob: a global too
+    tree = ENV.parse(source)
+    found = [(source, tree)]
     for ref in meta.find_referenced_templates(tree):
         if ref:
-            names |= every_name(ref, seen)
-    return names
+            found += reached(ref, seen)
+    return found
+
+
+def every_name(name: str) -> set[str]:
+    """The names a template and every template it reaches read (`oob`, a global, found in the text too)."""
+    return set().union(*(set(meta.find_undeclared_variables(tree)) | set(re.findall(r"\b(oob)\b", source))
+                         for source, tree in reached(name)))
 
 
 CONTEXTS = contexts()
@@ -95,19 +101,9 @@ CLASS_TEMPLATES = {"TeachPage": "classroom/teach.html", "OpenLinkPage": "classro
                    "LearnerPage": "classroom/learner.html", "DeletedPage": "classroom/deleted.html"}
 
 
-def attributes_read(name: str, seen: set[str] | None = None) -> set[str]:
-    """Every attribute a template (and what it extends, includes or imports) reads: `page.x`, `p.x`, `x.y`."""
-    seen = set() if seen is None else seen
-    if name in seen:
-        return set()
-    seen.add(name)
-    assert ENV.loader is not None
-    tree = ENV.parse(ENV.loader.get_source(ENV, name)[0])
-    read = {n.attr for n in tree.find_all(nodes.Getattr)}
-    for ref in meta.find_referenced_templates(tree):
-        if ref:
-            read |= attributes_read(ref, seen)
-    return read
+def attributes_read(name: str) -> set[str]:
+    """Every attribute a template and every template it reaches read: `page.x`, `p.x`, `x.y`."""
+    return {n.attr for _, tree in reached(name) for n in tree.find_all(nodes.Getattr)}
 
 
 CLASS_CONTEXTS = contexts(class_pages.Page)
