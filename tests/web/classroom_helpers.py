@@ -15,6 +15,7 @@ from httpx import Response
 
 from app.main import create_app
 from app.settings import Settings
+from app.web.security import LEARNER_COOKIE, Signer
 from tests.conftest import make_settings
 
 LESSON = "tiny"
@@ -116,8 +117,13 @@ class Room:
     clients: list[TestClient]
     base_url: str = "http://testserver"
 
-    def learner(self) -> Student:
+    def learner(self, learner_id: str = "") -> Student:
+        """A learner in a browser of their own; with `learner_id`, one whose cookie names that learner (so a test
+        knows which questions they are dealt)."""
         c = TestClient(self.app, base_url=self.base_url)
+        if learner_id:
+            signer = Signer(self.app.state.settings.resolved_secret_key())
+            c.cookies.set(LEARNER_COOKIE, signer.cookie.dumps(learner_id))
         self.clients.append(c)
         return Student(c)
 

@@ -13,7 +13,6 @@ import pytest
 
 from app.drills.registry import all_drills
 from app.drills.seeds import learner_question
-from app.web.security import LEARNER_COOKIE, Signer
 from tests.conftest import make_settings
 from tests.unit.drills.drill_helpers import answers_for
 from tests.web.classroom_helpers import Room, room_for
@@ -30,8 +29,7 @@ def drill_room(tmp_path: Path) -> Iterator[Room]:
 def test_the_attempts_csv_carries_the_question_text_and_the_mistake_in_words(drill_room: Room) -> None:
     created = drill_room.instructor.create(lesson="drills")
     drill_room.instructor.open_dashboard(created)
-    ada = drill_room.learner()
-    ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(LEARNER))
+    ada = drill_room.learner(LEARNER)
     ada.joins(created.code, "Ada")
     drill = all_drills()["bytes-per-parameter"]
     question = learner_question(drill, LEARNER, 0)

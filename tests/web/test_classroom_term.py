@@ -19,7 +19,6 @@ from fastapi.testclient import TestClient
 from app.drills.base import write
 from app.drills.registry import all_drills
 from app.drills.seeds import learner_question
-from app.web.security import LEARNER_COOKIE, Signer
 from tests.conftest import make_settings
 from tests.unit.drills.drill_helpers import answers_for
 from tests.web.classroom_helpers import LESSON, Room, Student, csrf_of, field_error, room_fixture, room_for
@@ -83,8 +82,7 @@ def test_the_instructor_link_opens_the_list_on_another_device_and_replacing_it_c
 
 def test_a_learner_on_a_new_device_gets_back_in_with_their_name_and_resume_code(room: Room) -> None:
     created = room.instructor.create()
-    cy = room.learner()
-    cy.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    cy = room.learner(CY)
     cy.open(cy.joins(created.code, "Cy"))
     cy.open(cy.finish(1))  # Done, next: on step 2
     own = cy.open(f"/class/{created.code}")
@@ -113,8 +111,7 @@ def test_a_learner_on_a_new_device_gets_back_in_with_their_name_and_resume_code(
 def test_a_new_resume_code_from_the_instructor_replaces_the_old_one_everywhere(room: Room) -> None:
     created = room.instructor.create()
     room.instructor.open_dashboard(created)
-    cy = room.learner()
-    cy.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    cy = room.learner(CY)
     cy.open(cy.joins(created.code, "Cy"))
     cy.open(cy.finish(1))  # on step 2
     teacher = room.instructor.client
@@ -229,8 +226,7 @@ def test_the_projector_shows_the_right_answer_and_the_engines_worked_solution_of
         drill_room: Room) -> None:
     created = drill_room.instructor.create(lesson="drills")
     drill_room.instructor.open_dashboard(created)
-    ada = drill_room.learner()
-    ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    ada = drill_room.learner(CY)
     ada.joins(created.code, "Ada")
     drill = all_drills()["bytes-per-parameter"]
     question = learner_question(drill, CY, 0)
@@ -259,8 +255,7 @@ def test_the_dashboard_and_the_cockpit_name_each_wrong_part_by_what_it_asks_neve
         drill_room: Room) -> None:
     created = drill_room.instructor.create(lesson="drills")
     drill_room.instructor.open_dashboard(created)
-    ada = drill_room.learner()
-    ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    ada = drill_room.learner(CY)
     ada.joins(created.code, "Ada")
     drill = all_drills()["bytes-per-parameter"]
     right = answers_for(drill.name, learner_question(drill, CY, 0).parameters)
@@ -335,8 +330,7 @@ def test_the_join_page_names_the_class_and_a_finished_learner_is_told_so(room: R
 def test_the_exports_carry_expected_values_and_the_markdown_report_names_nobody(drill_room: Room) -> None:
     created = drill_room.instructor.create(lesson="drills")
     drill_room.instructor.open_dashboard(created)
-    ada = drill_room.learner()
-    ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+    ada = drill_room.learner(CY)
     ada.joins(created.code, "Ada Secretname")
     drill = all_drills()["bytes-per-parameter"]
     question = learner_question(drill, CY, 0)
@@ -416,8 +410,7 @@ def test_gpu_classroom_export_writes_the_dashboards_files_with_words_and_the_rep
     settings = make_settings(tmp_path, lessons)
     for r in room_for(settings):
         created = r.instructor.create(lesson="drills")
-        ada = r.learner()
-        ada.client.cookies.set(LEARNER_COOKIE, Signer("test-secret-key").cookie.dumps(CY))
+        ada = r.learner(CY)
         ada.joins(created.code, "Ada")
         drill = all_drills()["bytes-per-parameter"]
         question = learner_question(drill, CY, 0)
