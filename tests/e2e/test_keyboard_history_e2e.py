@@ -125,9 +125,20 @@ def test_back_pressed_before_the_pause_ends_keeps_what_was_typed(watched: Watche
     with page.expect_response(lambda r: "/widgets/plan" in r.url):
         batch.fill("2")
     expect(page).to_have_url(re.compile(r"w\d\.batch_size=2\b"))  # the pause recorded it
-    with page.expect_response(lambda r: "/widgets/plan" in r.url):
-        batch.fill("3")
-    back(page)  # at once, inside the pause
+    verdict = plan.locator('[data-value="verdict"]').inner_text()
+    batch.fill("3")
+    # Back the moment batch 3's answer is on screen (checked every frame), inside the pause: the address still
+    # holds batch 2 then. Pressing Back when the response has arrived but before the page has read it would lose
+    # the answer, as it would for a learner whose Back beats the answer: nothing was shown for batch 3 yet.
+    page.wait_for_function(
+        "before => document.querySelector('[data-widget=\"plan\"] [data-value=\"verdict\"]').innerText !== before",
+        arg=verdict,
+        polling="raf",
+    )
+    left_at = page.evaluate("() => { const here = location.href; setTimeout(() => history.back(), 0); return here; }")
+    assert re.search(r"w\d\.batch_size=2\b", left_at), left_at  # the pause had not recorded batch 3
+    page.wait_for_timeout(300)
+    page.wait_for_load_state()
     expect(page).to_have_url(re.compile(r"/13$"))
     forward(page)
     expect(page).to_have_url(re.compile(r"w\d\.batch_size=3\b"))
