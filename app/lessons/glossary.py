@@ -224,6 +224,7 @@ _NO_TERMS = frozenset({"a", "button", "label", "option", "select", "textarea", "
 _VOID = frozenset({"input", "br", "hr", "img", "meta", "link", "source", "wbr", "col", "area", "base", "track"})
 _TAG = re.compile(r"(<[^>]*>)")
 _TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)")
+_SVG = re.compile(r"(<svg\b.*?</svg>)", re.DOTALL)  # an SVG holds no other svg in our markup
 
 
 class TermLinker:
@@ -259,12 +260,17 @@ class TermLinker:
         done: set[str] = set()
         stack: list[tuple[str, bool]] = []  # open elements, and whether a term may be marked inside each
         out: list[str] = []
-        for piece in _TAG.split(markup):
-            if piece.startswith("<"):
-                _track(piece, stack)
-            elif piece and not any(not ok for _, ok in stack) and len(done) < len(self.by_name):
-                piece = self._link_text(piece, done, prefix)
-            out.append(piece)
+        # An SVG (a chart: hundreds of tags, no term marked inside) is passed over whole, not tag by tag.
+        for part in _SVG.split(markup):
+            if part.startswith("<svg"):
+                out.append(part)
+                continue
+            for piece in _TAG.split(part):
+                if piece.startswith("<"):
+                    _track(piece, stack)
+                elif piece and len(done) < len(self.by_name) and all(ok for _, ok in stack):
+                    piece = self._link_text(piece, done, prefix)
+                out.append(piece)
         return "".join(out)
 
     def _link_text(self, text: str, done: set[str], prefix: str) -> str:
