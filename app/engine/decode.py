@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -204,7 +205,6 @@ def decode_roofline(
     arch: Architecture, precision: str, batch: int, context_tokens: int = 0, gpu_id: str = "h100"
 ) -> DecodeRoofline:
     """Decode at a batch on the roofline; the batch at which it would cross the ridge."""
-    ridge = compute.ridge(gpu_id, precision)
     weights = _served(arch, precision, gpu_id, _point(arch, precision, gpu_id, batch, 0), 0)
     with_kv = (
         _served(arch, precision, gpu_id, _point(arch, precision, gpu_id, batch, context_tokens), context_tokens)
@@ -213,13 +213,7 @@ def decode_roofline(
     )
     kv_seq = kv_cache_bytes(arch, KV_PRECISION, context_tokens, 1) if context_tokens else 0
     limit = compute.inference_flops(arch.active_parameters) / kv_seq if kv_seq else None
-    alone = _first_batch(lambda b: _point(arch, precision, gpu_id, b, 0).point.intensity >= ridge)
-    with_kv_ridge = (
-        _first_batch(lambda b: _point(arch, precision, gpu_id, b, context_tokens).point.intensity >= ridge)
-        if context_tokens
-        else None
-    )
-    fits = _max_batch_fits(arch, precision, gpu_id, context_tokens)
+    alone, with_kv_ridge, fits = _across_batches(arch, precision, gpu_id, context_tokens)
     return DecodeRoofline(
         model=arch.name,
         precision=precision,
@@ -233,6 +227,23 @@ def decode_roofline(
         max_batch_fits=fits,
         ridge_verdict=_ridge_verdict(alone, with_kv_ridge, fits, context_tokens, gpu_id.upper()),
     )
+
+
+@lru_cache(maxsize=256)
+def _across_batches(
+    arch: Architecture, precision: str, gpu_id: str, context_tokens: int
+) -> tuple[int | None, int | None, int | None]:
+    """What a roofline answer holds whatever its batch: the batch at the ridge, weights alone and with KV caches,
+    and the largest batch that fits. Three searches of a dozen plans each, computed once for a model, precision,
+    GPU and context and kept (the last 256): a learner moving the batch changes none of them."""
+    ridge = compute.ridge(gpu_id, precision)
+    alone = _first_batch(lambda b: _point(arch, precision, gpu_id, b, 0).point.intensity >= ridge)
+    with_kv = (
+        _first_batch(lambda b: _point(arch, precision, gpu_id, b, context_tokens).point.intensity >= ridge)
+        if context_tokens
+        else None
+    )
+    return alone, with_kv, _max_batch_fits(arch, precision, gpu_id, context_tokens)
 
 
 def _max_batch_fits(arch: Architecture, precision: str, gpu_id: str, context_tokens: int) -> int | None:

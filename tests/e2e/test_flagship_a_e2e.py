@@ -149,6 +149,16 @@ def test_decode_speed_and_the_roofline_open_after_a_guess_and_move(watched: Watc
     batch.fill("512")  # 512 KV caches of 1,500 tokens: more than one H100 holds, and the widget says so
     expect(w.locator('[data-value="fits"]')).to_contain_text("does not fit on one H100")
     expect(page.locator("#dgx-panel")).to_have_attribute("data-fits", "false")
+    # a suggested batch is a link under the answer: from the keyboard, it sets the box, the answer and the panel
+    w.get_by_role("link", name="32", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(w.get_by_label("Batch size (sequences per decode step)")).to_have_value("32")
+    expect(w.locator('[data-value="fits"]')).to_contain_text("Batch 32:")
+    expect(page.locator("#dgx-panel")).to_have_attribute("data-fits", "true")
+    expect(w.get_by_role("link", name="32", exact=True)).to_have_attribute("aria-current", "true")
+    expect(page).to_have_url(re.compile(r"/16\?.*w1\.batch_size=32\b"))
+    # (after the clicks: Playwright's full-page screenshot leaves style="" on hidden inputs, which htmx's swap
+    # then copies, a CSP report no learner's page makes)
     screenshot(page, "flagship-a-roofline")
     watched.assert_clean()
 
