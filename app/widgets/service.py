@@ -84,6 +84,12 @@ class WidgetInstance(BaseModel, Generic[P, R]):
         """The result is not the one for the form as shown: some field was refused and kept its last value."""
         return bool(self.errors)
 
+    def used_changed(self) -> dict[str, str]:
+        """The `used` values the form must carry: those that differ from the lesson's. A value it does not send
+        falls back to the lesson's, the same one, so each update carries and swaps only what changed (a plan
+        used to send 27 hidden fields back with every keystroke)."""
+        return {k: v for k, v in self.used.items() if self.defaults.get(k) != v}
+
 
 def render(
     widget: Widget[P, R], lesson_params: Mapping[str, object], query: Mapping[str, str]

@@ -7,6 +7,7 @@ import json
 import re
 import socket
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from app.main import create_app
 from app.settings import Settings
-from app.web.guard import BODY_MAX
+from app.web.guard import BODY_MAX, encoded_has_control, has_control
 from tests.conftest import make_settings
 from tests.tally import held
 from tests.web.classroom_helpers import csrf_of, room_for
@@ -219,3 +220,10 @@ def test_half_a_character_in_a_query_or_a_form_is_refused_or_read_as_a_replaceme
     r = client.post("/join", content=f"csrf_token={token}&code=ZZZZZZ&name=%ED%A0%80",
                     headers={"content-type": "application/x-www-form-urlencoded"})
     assert r.status_code == 404 and "ZZZZZZ" in r.text  # read as text with a replacement mark: no class has the code
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab=&+%017fFcC8") + ["\x00", "\x1f", "é", "\u2028"]), max_size=40))
+def test_a_query_is_refused_for_control_text_exactly_when_a_decoded_key_or_value_holds_some(query: str) -> None:
+    """The guard decodes the query whole (one call on every widget update); the same answer as field by field."""
+    by_field = any(has_control(k) or has_control(v) for k, v in parse_qsl(query, keep_blank_values=True))
+    assert encoded_has_control(query) == by_field

@@ -9,23 +9,34 @@ from html import unescape
 
 from fastapi.testclient import TestClient
 
+from app.pages.widgets import widget_update
+
 HX = {"HX-Request": "true"}
 FLAGSHIP = "/lessons/what-ai-workloads-need"
 STALE = "Not updated: fix the "  # "field above" or "2 fields marked above"
 
 
 class Page:
-    """One widget's form as the browser holds it: the visible fields and the hidden `used.` ones from each answer."""
+    """One widget's form as the browser holds it: the visible fields and the hidden `used.` ones from each answer.
+    The hidden ones are those that differ from the lesson's (a missing one falls back to the lesson's value), so
+    `used` reads them over the lesson's values: the value each field's result was computed from."""
 
     def __init__(self, client: TestClient, name: str, step: int, fields: dict[str, str]) -> None:
         self.client, self.name, self.step, self.fields = client, name, step, dict(fields)
         page = client.get(f"{FLAGSHIP}/{step}").text
-        self.used = self._used(page)
-        assert self.used, "the form carries the values its result used"
+        self.lesson = widget_update(client.app.state.lessons, name, self._where(), None).w.defaults  # type: ignore[attr-defined]
+        self.hidden = self._hidden(page)
         self.panel = self._panel(page)
 
+    def _where(self) -> dict[str, str]:
+        return {"w": "1", "lesson": FLAGSHIP.rsplit("/", 1)[1], "step": str(self.step)}
+
+    @property
+    def used(self) -> dict[str, str]:
+        return {**self.lesson, **self.hidden}
+
     @staticmethod
-    def _used(html: str) -> dict[str, str]:
+    def _hidden(html: str) -> dict[str, str]:
         span = re.search(r'<span id="w1-used"[^>]*>(.*?)</span>', html, re.S)
         assert span, "no used values"
         return {k: unescape(v) for k, v in re.findall(r'name="used\.([a-z_]+)" value="([^"]*)"', span.group(1))}
@@ -38,11 +49,11 @@ class Page:
 
     def type(self, **changes: str) -> tuple[int, str]:
         self.fields.update(changes)
-        query = {**self.fields, **{f"used.{k}": v for k, v in self.used.items()}, "w": "1",
-                 "lesson": FLAGSHIP.rsplit("/", 1)[1], "step": str(self.step)}
+        query = {**self.fields, **{f"used.{k}": v for k, v in self.hidden.items()}, **self._where()}
         r = self.client.get(f"/widgets/{self.name}", params=query, headers=HX)
         assert r.status_code in (200, 422) and "Traceback" not in r.text
-        self.used = self._used(r.text)
+        self.hidden = self._hidden(r.text)
+        assert all(self.lesson.get(k) != v for k, v in self.hidden.items())  # only what differs travels
         self.panel = self._panel(r.text) or self.panel
         return r.status_code, r.text
 
